@@ -1,0 +1,1 @@
+"""Builtin behaviour, written as ordinary plugins (see twiceshy.manager.BUILTIN_PLUGINS)."""

@@ -1,0 +1,132 @@
+"""Core CLI commands: learn, list, show, forget, search, hook."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..hookspecs import hookimpl
+
+
+def _ctx(project_dir: Path | None = None):
+    from ..config import ConfigError
+    from ..context import make_context
+
+    try:
+        return make_context(project_dir or Path.cwd())
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    @cli.command()
+    @click.argument("text")
+    @click.option("--trigger", help="The action this lesson warns about (default: the text).")
+    @click.option(
+        "--tier",
+        default="raw",
+        show_default=True,
+        help="principle, rule, qa or raw (T0..T3). A rule blocks matching calls.",
+    )
+    @click.option("--project", "scope_project", is_flag=True, help="Scope to the current project (default: global).")
+    @click.option("--tag", "tags", multiple=True, help="Language/domain tag; repeatable.")
+    def learn(text: str, trigger: str | None, tier: str, scope_project: bool, tags: tuple[str, ...]) -> None:
+        """Store a lesson by hand."""
+        from ..learning import store_lesson
+        from ..project import fingerprint
+        from ..types import Tier
+
+        try:
+            tier_value = Tier.parse(tier)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--tier") from None
+        ctx = _ctx()
+        project = fingerprint(str(Path.cwd())) if scope_project else None
+        exp, outcome = store_lesson(ctx, text, trigger or text, kind="manual", project=project, tags=list(tags))
+        if tier_value < exp.tier or outcome == "new":
+            exp.tier = int(tier_value)
+            ctx.store.update(exp)
+        click.echo(f"{outcome}: {exp.id} [{exp.tier_label}] {exp.text}")
+
+    @cli.command(name="list")
+    @click.option("--tier", default=None, help="Only this tier.")
+    @click.option("--json", "as_json", is_flag=True)
+    def list_cmd(tier: str | None, as_json: bool) -> None:
+        """List stored lessons."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from ..types import Tier
+
+        ctx = _ctx()
+        where = {"tier": int(Tier.parse(tier))} if tier else None
+        exps = sorted(ctx.store.all(where=where), key=lambda e: (e.tier, -e.confidence))
+        if as_json:
+            click.echo(json.dumps([e.to_dict() for e in exps], indent=2))
+            return
+        table = Table(title=f"{len(exps)} lessons")
+        for col in ("id", "tier", "conf", "seen", "scope", "lesson"):
+            table.add_column(col)
+        for e in exps:
+            table.add_row(e.id, e.tier_label, f"{e.confidence:.2f}", str(e.seen_count), e.project or "global", e.text)
+        Console().print(table)
+
+    @cli.command()
+    @click.argument("exp_id")
+    def show(exp_id: str) -> None:
+        """Show one lesson with its edges."""
+        ctx = _ctx()
+        exp = ctx.store.get(exp_id)
+        if exp is None:
+            raise click.ClickException(f"no lesson {exp_id}")
+        data = exp.to_dict()
+        data["edges"] = ctx.store.edges(exp_id)
+        click.echo(json.dumps(data, indent=2, default=str))
+
+    @cli.command()
+    @click.argument("exp_id")
+    def forget(exp_id: str) -> None:
+        """Delete one lesson."""
+        ctx = _ctx()
+        if ctx.store.get(exp_id) is None:
+            raise click.ClickException(f"no lesson {exp_id}")
+        ctx.store.delete(exp_id)
+        click.echo(f"forgot {exp_id}")
+
+    @cli.command()
+    @click.argument("query")
+    @click.option("-k", default=5, show_default=True)
+    def search(query: str, k: int) -> None:
+        """Search lessons by meaning."""
+        from ..project import fingerprint
+
+        ctx = _ctx()
+        for exp, score in ctx.store.search(query, k=k, project=fingerprint(str(Path.cwd()))):
+            click.echo(f"{score:.3f}  {exp.id}  [{exp.tier_label}] {exp.text}")
+
+    @cli.command()
+    @click.argument("agent")
+    @click.argument("native_event")
+    def hook(agent: str, native_event: str) -> None:
+        """Run one hook in this process (payload on stdin). Debugging and fallback path;
+        agents normally call hooks/client.py, which talks to the resident engine."""
+        from ..dispatch import FAIL_OPEN, handle_hook
+        from ..errorlog import record_error
+
+        try:
+            payload = json.loads(sys.stdin.buffer.read() or b"{}")
+            cwd = payload.get("cwd") if isinstance(payload, dict) else None
+            ctx = _ctx(Path(cwd) if isinstance(cwd, str) and Path(cwd).is_dir() else None)
+            out = handle_hook(ctx, agent, native_event, payload)
+        except Exception as exc:  # fail open, whatever happened
+            record_error("cli.hook", exc, agent=agent, native_event=native_event)
+            out = FAIL_OPEN
+        if out.stdout:
+            sys.stdout.write(out.stdout)
+        if out.stderr:
+            sys.stderr.write(out.stderr)
+        sys.exit(out.exit_code)

@@ -1,0 +1,54 @@
+"""The object every hook receives as ``ctx``: config, store, plugin manager.
+
+The store and embedder load lazily and once: the engine keeps one
+EngineContext warm for its whole life, the CLI builds one per command.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from .config import Config, load_config
+from .paths import store_dir
+
+
+@dataclass
+class EngineContext:
+    config: Config
+    pm: pluggy.PluginManager
+    _store: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Per-session state kept by the engine (warnings already shown, budgets).
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def store(self) -> Any:
+        """The :class:`twiceshy.store.ExperienceStore`, opened on first use."""
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    from .embedding import make_embedder
+                    from .store import ExperienceStore, open_client
+
+                    cfg = self.config["store"]
+                    path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
+                    client = open_client(cfg["mode"], path=path, host=cfg["host"], port=cfg["port"])
+                    embedder = make_embedder(self.config.get("embedding", "backend"))
+                    self._store = ExperienceStore(client, embedder, cfg["collection"])
+        return self._store
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        return self.sessions.setdefault(session_id or "-", {"shown": set(), "warnings": 0})
+
+
+def make_context(project_dir: Path | None = None, config: Config | None = None) -> EngineContext:
+    from .manager import make_manager
+
+    config = config or load_config(project_dir)
+    pm = make_manager(disabled=config.get("plugins", "disabled"))
+    return EngineContext(config=config, pm=pm)

@@ -1,0 +1,69 @@
+"""One hook call, start to finish: native payload in, native output out.
+
+Used by the resident engine for every request and by ``twiceshy hook`` (the
+in-process path). Never raises: any failure of ours is logged and the agent
+gets the empty output, which every agent reads as "carry on" (fail open).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .context import EngineContext
+from .errorlog import record_error
+from .manager import call_each
+from .types import CoreEvent, Decision, NativeOutput
+
+FAIL_OPEN = NativeOutput()
+
+
+def parse_event(ctx: EngineContext, agent: str, native_event: str, payload: Any) -> CoreEvent | None:
+    if not isinstance(payload, dict):
+        raise ValueError(f"payload must be a JSON object, got {type(payload).__name__}")
+    return ctx.pm.hook.agent_parse_payload(agent=agent, native_event=native_event, payload=payload)
+
+
+def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
+    """Run the lifecycle hooks for one parsed event; return what to tell the agent."""
+    if event.kind == "pre_tool":
+        return Decision.merge(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx))
+    if event.kind == "post_tool":
+        call_each(ctx.pm, "post_tool", event=event, ctx=ctx)
+        return Decision.allow()
+    if event.kind in ("session_start", "prompt"):
+        texts = [t for t in call_each(ctx.pm, "session_start", event=event, ctx=ctx) if t]
+        return Decision(action="allow", context="\n\n".join(texts))
+    if event.kind in ("session_end", "stop"):
+        run_session_end(ctx, event)
+        return Decision.allow()
+    return Decision.allow()
+
+
+def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
+    """Read the transcript, pool every extractor's lessons, store them. Returns lessons stored."""
+    from .learning import ingest_candidates
+
+    transcript: list[Any] = []
+    if event.transcript_path:
+        path = Path(event.transcript_path).expanduser()
+        if path.is_file():
+            transcript = ctx.pm.hook.agent_read_transcript(agent=event.agent, path=path) or []
+    pooled = []
+    for result in call_each(ctx.pm, "session_end", event=event, ctx=ctx, transcript=transcript):
+        pooled.extend(result)
+    return ingest_candidates(ctx, pooled, event)
+
+
+def handle_hook(ctx: EngineContext, agent: str, native_event: str, payload: Any) -> NativeOutput:
+    try:
+        event = parse_event(ctx, agent, native_event, payload)
+        if event is None:
+            record_error("dispatch.parse", f"no plugin handles agent {agent!r}", native_event=native_event)
+            return FAIL_OPEN
+        decision = handle_event(ctx, event)
+        output = ctx.pm.hook.agent_format_decision(agent=agent, event=event, decision=decision)
+        return output if isinstance(output, NativeOutput) else FAIL_OPEN
+    except Exception as exc:
+        record_error("dispatch", exc, agent=agent, native_event=native_event)
+        return FAIL_OPEN

@@ -1,0 +1,1 @@
+"""Scripts the agents invoke. `client.py` is stdlib-only and runs with `python -I -S`."""

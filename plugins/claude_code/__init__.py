@@ -1,0 +1,1 @@
+"""claude_code plugin (not written yet)."""

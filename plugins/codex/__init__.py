@@ -1,0 +1,1 @@
+"""codex plugin (not written yet)."""

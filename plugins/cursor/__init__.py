@@ -1,0 +1,1 @@
+"""cursor plugin (not written yet)."""

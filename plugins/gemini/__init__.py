@@ -1,0 +1,1 @@
+"""gemini plugin (not written yet)."""

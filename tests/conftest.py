@@ -1,0 +1,38 @@
+"""Shared fixtures: every test gets its own data dir (real Chroma on disk)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def twiceshy_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "tshome"
+    home.mkdir()
+    monkeypatch.setenv("TWICESHY_HOME", str(home))
+    monkeypatch.setenv("TWICESHY_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("TWICESHY_RAISE_PLUGIN_ERRORS", "1")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    for name in list(os.environ):
+        if name.startswith("TWICESHY_") and "__" in name:
+            monkeypatch.delenv(name)
+    return home
+
+
+@pytest.fixture
+def python_exe() -> str:
+    return sys.executable
+
+
+@pytest.fixture
+def ctx(tmp_path: Path):
+    """An EngineContext on a fresh on-disk store, plugins as installed."""
+    from twiceshy.context import make_context
+
+    return make_context(tmp_path)
