@@ -39,7 +39,14 @@ class EngineContext:
                     path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
                     client = open_client(cfg["mode"], path=path, host=cfg["host"], port=cfg["port"])
                     embedder = make_embedder(self.config.get("embedding", "backend"))
-                    self._store = ExperienceStore(client, embedder, cfg["collection"])
+                    embedded = cfg["mode"] == "embedded"
+                    self._store = ExperienceStore(
+                        client,
+                        embedder,
+                        cfg["collection"],
+                        path=path if embedded else None,
+                        reopen=(lambda: open_client("embedded", path=path, fresh=True)) if embedded else None,
+                    )
         return self._store
 
     def session(self, session_id: str) -> dict[str, Any]:

@@ -25,14 +25,23 @@ ENTRY_POINT_GROUP = "twiceshy"
 # Stable name -> module. Order matters only for display; pre_tool decisions
 # are merged, not short-circuited.
 BUILTIN_PLUGINS: dict[str, str] = {
+    # agent adapters
     "claude-code": "twiceshy.plugins.claude_code",
     "codex": "twiceshy.plugins.codex",
     "gemini": "twiceshy.plugins.gemini",
     "cursor": "twiceshy.plugins.cursor",
-    "recall": "twiceshy.builtins.recall",
-    "learn": "twiceshy.builtins.learn",
-    "context": "twiceshy.builtins.context",
-    "commands": "twiceshy.builtins.commands",
+    # behaviour
+    "recall": "twiceshy.builtins.recall",  # pre_tool: search and warn/deny
+    "judge": "twiceshy.builtins.judge",  # post_tool: queue FOLLOWED/IGNORED verdicts
+    "extract": "twiceshy.builtins.extract",  # session_end: lessons from transcripts
+    "evolve": "twiceshy.builtins.evolve",  # tiers: promote, demote, decay, supersede
+    "context": "twiceshy.builtins.context",  # render_context + session-start context
+    # CLI commands
+    "commands": "twiceshy.builtins.commands",  # learn, list, show, forget, search, hook
+    "setup": "twiceshy.builtins.setup",  # install, uninstall
+    "engine": "twiceshy.builtins.engine",  # serve, engine start/stop/status
+    "guidance": "twiceshy.builtins.guidance",  # observe, suggest, projects, health, mcp
+    "operator": "twiceshy.builtins.operator",  # doctor, stats, export/import, ui
 }
 
 

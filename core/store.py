@@ -15,7 +15,8 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable
+import os
+from typing import Any, Callable, Iterable
 
 from .embedding import Embedder
 from .types import Experience
@@ -24,9 +25,18 @@ EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
 _EDGE_VECTOR = [1.0]
 
 
-def open_client(mode: str = "embedded", path: Path | None = None, host: str = "127.0.0.1", port: int = 8000) -> Any:
+def open_client(
+    mode: str = "embedded", path: Path | None = None, host: str = "127.0.0.1", port: int = 8000, fresh: bool = False
+) -> Any:
+    """A Chroma client. ``fresh`` drops chromadb's per-process client cache so
+    the index is re-read from disk (see :meth:`ExperienceStore.refresh_if_stale`)."""
     import chromadb
     from chromadb.config import Settings
+
+    if fresh:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
 
     settings = Settings(anonymized_telemetry=False, allow_reset=False)
     if mode == "server":
@@ -38,22 +48,84 @@ def open_client(mode: str = "embedded", path: Path | None = None, host: str = "1
 
 
 class ExperienceStore:
-    """CRUD and similarity search over :class:`Experience` objects."""
+    """CRUD and similarity search over :class:`Experience` objects.
 
-    def __init__(self, client: Any, embedder: Embedder, collection: str = "experiences") -> None:
+    Several processes may open one embedded store (the engine, a CLI
+    command). Chroma keeps the vector index of a long-lived client in memory,
+    so a write by another process is invisible to its queries. Every write
+    therefore stamps ``<path>/generation``; :meth:`refresh_if_stale` (the
+    engine calls it before each request, one small file read) reopens the
+    client when someone else wrote. Reopening costs ~16 ms.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        embedder: Embedder,
+        collection: str = "experiences",
+        path: Path | None = None,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
         self.client = client
         self.embedder = embedder
+        self.path = path
+        self._reopen = reopen
+        self._collection_base = collection
         # One collection per embedder: vectors of different models don't mix.
         self.collection_name = f"{collection}__{embedder.name}"
-        self._col = client.get_or_create_collection(
+        self._lock = threading.RLock()
+        self._open_collections()
+        self._generation_seen = self._read_generation()
+
+    def _open_collections(self) -> None:
+        self._col = self.client.get_or_create_collection(
             name=self.collection_name,
             embedding_function=None,
-            metadata={"hnsw:space": "cosine", "embedder": embedder.name},
+            metadata={"hnsw:space": "cosine", "embedder": self.embedder.name},
         )
-        self._edges = client.get_or_create_collection(
-            name=f"{collection}__edges", embedding_function=None, metadata={"hnsw:space": "l2"}
+        self._edges = self.client.get_or_create_collection(
+            name=f"{self._collection_base}__edges", embedding_function=None, metadata={"hnsw:space": "l2"}
         )
-        self._lock = threading.RLock()
+
+    # -- cross-process freshness --------------------------------------------
+
+    def _generation_file(self) -> Path | None:
+        return self.path / "generation" if self.path is not None else None
+
+    def _read_generation(self) -> str:
+        gen = self._generation_file()
+        if gen is None:
+            return ""
+        try:
+            return gen.read_text(encoding="utf-8")
+        except OSError:
+            return ""
+
+    def _bump_generation(self) -> None:
+        gen = self._generation_file()
+        if gen is None:
+            return
+        stamp = f"{os.getpid()}:{time.time_ns()}"
+        tmp = gen.with_name(f"generation.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(stamp, encoding="utf-8")
+            os.replace(tmp, gen)
+            self._generation_seen = stamp
+        except OSError:
+            pass
+
+    def refresh_if_stale(self) -> bool:
+        """Reopen the client if another process wrote since we last looked."""
+        if self._reopen is None:
+            return False
+        current = self._read_generation()
+        if current == self._generation_seen:
+            return False
+        with self._lock:
+            self.client = self._reopen()
+            self._open_collections()
+            self._generation_seen = current
+        return True
 
     # -- writing -----------------------------------------------------------
 
@@ -61,6 +133,7 @@ class ExperienceStore:
         with self._lock:
             (vector,) = self.embedder.embed([exp.trigger or exp.text])
             self._col.upsert(ids=[exp.id], embeddings=[vector], documents=[exp.text], metadatas=[exp.to_metadata()])
+            self._bump_generation()
         return exp
 
     def add_many(self, exps: list[Experience], batch: int = 256) -> None:
@@ -74,6 +147,7 @@ class ExperienceStore:
                     documents=[e.text for e in chunk],
                     metadatas=[e.to_metadata() for e in chunk],
                 )
+            self._bump_generation()
 
     def update(self, exp: Experience, reembed: bool = False) -> Experience:
         """Write back counts/tier changes. Pass ``reembed=True`` when the text or
@@ -84,6 +158,7 @@ class ExperienceStore:
             # Metadata only: passing documents makes Chroma re-embed them with
             # its default (downloading) embedding function.
             self._col.update(ids=[exp.id], metadatas=[exp.to_metadata()])
+            self._bump_generation()
         return exp
 
     def delete(self, exp_id: str) -> None:
@@ -91,6 +166,7 @@ class ExperienceStore:
             self._col.delete(ids=[exp_id])
             self._edges.delete(where={"src": exp_id})
             self._edges.delete(where={"dst": exp_id})
+            self._bump_generation()
 
     # -- reading -----------------------------------------------------------
 
@@ -164,6 +240,7 @@ class ExperienceStore:
                 documents=[edge_type],
                 metadatas=[{"src": src, "dst": dst, "type": edge_type, "weight": weight, "created_at": time.time()}],
             )
+            self._bump_generation()
 
     def edges(self, exp_id: str) -> list[dict[str, Any]]:
         """Every edge touching ``exp_id``, as dicts with src, dst, type, weight."""
