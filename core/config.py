@@ -63,6 +63,26 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     },
     "context": {
         "token_budget": (int, 1200),
+        "session_token_budget": (int, 800),  # dynamic context returned at session start
+        "max_per_group": (int, 6),  # lessons per Apply/Avoid/Consider group
+    },
+    "distill": {
+        "min_sessions": (int, 10),  # trajectories needed before any rule is distilled
+        "min_group": (int, 4),  # sessions needed on each side of a comparison
+        "alpha": (float, 0.05),  # false-discovery rate (Benjamini-Hochberg) over all tests
+        "min_effect": (float, 0.1),  # smallest outcome_score / success-rate difference worth a rule
+    },
+    "patterns": {
+        "mature_count": (int, 3),
+        "mature_confidence": (float, 0.5),
+        "rule_count": (int, 6),
+        "rule_confidence": (float, 0.75),
+        "learn_rate": (float, 0.2),  # confidence += (1 - confidence) * learn_rate per sighting
+        "decay_factor": (float, 0.5),  # confidence multiplier per idle --days period
+        "drop_confidence": (float, 0.05),  # forget observations that decay below this
+    },
+    "projects": {
+        "promote_min_projects": (int, 3),  # distinct projects before a lesson cluster goes global
     },
     "plugins": {
         "disabled": (list, []),
