@@ -1,0 +1,74 @@
+"""The real agent CLIs the end-to-end tests drive: pinned npm versions, where
+they live (``.e2e/`` in the repo, gitignored) and how to install them.
+
+``python tests/e2e/agents.py`` installs them (``.ci/run`` does this); the tests
+never download anything and fail with a clear message when a CLI is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = Path(os.environ.get("TWICESHY_E2E_PREFIX", REPO / ".e2e"))
+BIN = PREFIX / "node_modules" / ".bin"
+
+# Pinned: Claude Code 2.1.332+ needs Node 22; on Node 20 the newest that runs is 2.1.197.
+PACKAGES = {
+    "claude": ("@anthropic-ai/claude-code", "2.1.197"),
+    "gemini": ("@google/gemini-cli", "0.61.0"),
+    "codex": ("@openai/codex", "0.171.0"),
+}
+
+
+def cli_path(name: str) -> Path:
+    """Path of an installed CLI (``claude``, ``gemini``, ``codex``)."""
+    return BIN / name
+
+
+def missing_message(name: str) -> str:
+    pkg, ver = PACKAGES[name]
+    return (
+        f"the real {pkg}@{ver} CLI is not installed at {cli_path(name)}; "
+        f"install it with `python tests/e2e/agents.py` (.ci/run does this)"
+    )
+
+
+def installed_version(name: str) -> str | None:
+    """The CLI's own ``--version`` output, or None if it is missing or broken."""
+    path = cli_path(name)
+    if not path.exists():
+        return None
+    try:
+        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def install() -> None:
+    """npm-install every pinned CLI into PREFIX (idempotent)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("npm not found: the end-to-end tests need Node 20+ and npm")
+    specs = [f"{pkg}@{ver}" for pkg, ver in PACKAGES.values()]
+    PREFIX.mkdir(parents=True, exist_ok=True)
+    subprocess.run([npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--save-exact", *specs], check=True)
+    # Claude Code's postinstall copies the native binary over a stub; if npm
+    # skipped install scripts, run it by hand.
+    if installed_version("claude") is None:
+        pkg_dir = PREFIX / "node_modules" / "@anthropic-ai" / "claude-code"
+        subprocess.run(["node", "install.cjs"], cwd=pkg_dir, check=True)
+    for name in PACKAGES:
+        version = installed_version(name)
+        if version is None:
+            sys.exit(missing_message(name))
+        print(f"{name}: {version}")
+
+
+if __name__ == "__main__":
+    install()
