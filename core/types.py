@@ -204,6 +204,7 @@ class Experience:
     last_seen: float = field(default_factory=time.time)
     superseded_by: str | None = None
     topic: str = ""
+    streak: int = 0  # consecutive verdicts: >0 FOLLOWED, <0 IGNORED/IRRELEVANT (twiceshy.evolve)
     source: str = ""
 
     # Chroma metadata holds scalars only: lists become JSON, None becomes "".
