@@ -53,6 +53,22 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "timeout_s": (float, 1.5),
         "max_retries": (int, 2),
     },
+    "ranking": {  # heuristic ranking of recall candidates (see docs/brain.md); weights add to cosine
+        "w_confidence": (float, 0.1),  # * (confidence - 0.5)
+        "w_recency": (float, 0.05),  # * (recency - 0.5), recency halves every learning.decay_days
+        "w_history": (float, 0.1),  # * judged follow balance in [-1, 1]
+        "w_filetype": (float, 0.05),  # +/- when the lesson's language/file type matches the action's
+        "w_project": (float, 0.03),  # lesson scoped to this project
+        "superseded_penalty": (float, 0.2),
+        "llm_filter": (bool, True),  # ask the model (if llm.model is set) which candidates apply
+        "llm_candidates": (int, 6),  # at most this many numbered candidates in the prompt
+    },
+    "judge": {  # FOLLOWED/IGNORED/IRRELEVANT/UNCLEAR verdicts on shown warnings
+        "enabled": (bool, True),
+        "use_llm": (bool, True),  # use llm.model when set; heuristics otherwise
+        "window": (int, 3),  # tool calls after the warned one that can still show follow/ignore
+        "timeout_s": (float, 8.0),  # per verdict; off the hot path
+    },
     "learning": {
         "dedup_threshold": (float, 0.85),
         "related_threshold": (float, 0.70),
