@@ -1,0 +1,123 @@
+"""CLI commands ``twiceshy install`` and ``twiceshy uninstall``.
+
+Both are thin: the file handling lives in :mod:`twiceshy.install`, the
+agent-specific shape in each agent plugin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..hookspecs import hookimpl
+
+
+def _agent_choices() -> list[str]:
+    from ..manager import agent_names, make_manager
+
+    try:
+        return agent_names(make_manager())
+    except Exception:  # a broken plugin must not take the whole CLI down
+        return []
+
+
+def _report(result) -> None:
+    """Say what happened, one fact per line."""
+    from ..install import InstallResult
+
+    assert isinstance(result, InstallResult)
+    verb = {"install": "installed", "uninstall": "removed"}[result.action]
+    if result.dry_run:
+        if result.changed:
+            click.echo(f"[dry run] {result.agent}: would change {result.path} (nothing written)")
+            click.echo(result.diff, nl=False)
+        else:
+            click.echo(f"[dry run] {result.agent}: {result.path} already up to date; nothing to do")
+        return
+    if not result.changed:
+        if result.action == "install":
+            click.echo(f"{result.agent}: already installed in {result.path}; nothing changed")
+            click.echo(f"  events: {', '.join(result.events)}")
+        else:
+            click.echo(f"{result.agent}: no twiceshy hooks in {result.path}; nothing changed")
+        return
+    click.echo(f"{result.agent}: {verb} twiceshy hooks {'in' if result.action == 'install' else 'from'} {result.path}")
+    if result.events:
+        click.echo(f"  events: {', '.join(result.events)}")
+    if result.backup:
+        click.echo(f"  backup: {result.backup}")
+    elif result.created:
+        click.echo("  (new file; no backup needed)")
+
+
+def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run: bool) -> None:
+    from ..install import InstallError, client_path, install, uninstall
+    from ..manager import make_manager
+
+    pm = make_manager()
+    if action == "install" and not client_path().is_file() and not dry_run:
+        click.echo(f"warning: hook client not found at {client_path()}; reinstall twiceshy", err=True)
+    failures = []
+    for agent in agents:
+        try:
+            if action == "install":
+                result = install(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
+            else:
+                result = uninstall(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
+        except InstallError as exc:
+            if len(agents) == 1:
+                raise
+            failures.append(agent)
+            click.echo(f"{agent}: error: {exc.message}", err=True)
+            continue
+        _report(result)
+    if failures:
+        raise click.ClickException(f"{action} failed for: {', '.join(failures)}")
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    names = _agent_choices()
+    agent_option = click.option(
+        "--agent",
+        "agent",
+        required=True,
+        type=click.Choice(names + ["all"]),
+        help="Which agent's settings to edit ('all' for every agent plugin).",
+    )
+    scope_option = click.option(
+        "--scope",
+        type=click.Choice(["user", "project"]),
+        default="user",
+        show_default=True,
+        help="user: the agent's settings in your home; project: the project's own settings.",
+    )
+    project_option = click.option(
+        "--project-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Project folder for --scope project (default: the current directory).",
+    )
+    dry_option = click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
+
+    def expand(agent: str) -> list[str]:
+        return list(names) if agent == "all" else [agent]
+
+    @cli.command()
+    @agent_option
+    @scope_option
+    @project_option
+    @dry_option
+    def install(agent: str, scope: str, project_dir: Path | None, dry_run: bool) -> None:
+        """Wire twiceshy's hooks into an agent's settings (backup first, idempotent)."""
+        _run("install", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run)
+
+    @cli.command()
+    @agent_option
+    @scope_option
+    @project_option
+    @dry_option
+    def uninstall(agent: str, scope: str, project_dir: Path | None, dry_run: bool) -> None:
+        """Remove twiceshy's hooks (only ours) from an agent's settings."""
+        _run("uninstall", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run)
