@@ -1,0 +1,77 @@
+"""How each real agent CLI is driven headless and offline against a fake model server.
+
+Each driver writes the agent's per-user config into the temp HOME, builds the
+environment and argv, runs the CLI in the project directory and returns the
+finished process. Recipes (see docs/e2e.md):
+
+- Claude Code: ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY=dummy,
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, ``claude -p ... --output-format
+  json --allowedTools Bash`` (root refuses --dangerously-skip-permissions).
+- Gemini CLI: GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY=dummy,
+  GEMINI_CLI_TRUST_WORKSPACE=true (untrusted folders run no hooks), user
+  settings ``security.auth.selectedType = gemini-api-key``, ``-p ... --yolo``.
+- Codex CLI: CODEX_HOME/config.toml with a ``wire_api = "responses"`` provider,
+  ``codex exec --skip-git-repo-check --json
+  --dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust
+  --trust`` (without --trust, project ``.codex/`` config and its hooks are ignored;
+  without the hook-trust flag, hooks are skipped silently).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from .conftest import base_env, require_cli, run_cli
+from .fake_base import FakeServer
+
+
+def run_claude(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+    env = base_env(home) | {
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "dummy",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    argv = [str(require_cli("claude")), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"]
+    return run_cli(argv, project, env)
+
+
+def run_gemini(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(settings.read_text()) if settings.exists() else {}
+    data.setdefault("security", {}).setdefault("auth", {})["selectedType"] = "gemini-api-key"
+    settings.write_text(json.dumps(data, indent=2))
+    env = base_env(home) | {
+        "GOOGLE_GEMINI_BASE_URL": server.url,
+        "GEMINI_API_KEY": "dummy",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+    argv = [str(require_cli("gemini")), "-p", prompt, "--yolo", "--output-format", "json"]
+    return run_cli(argv, project, env)
+
+
+def codex_home(home: Path) -> Path:
+    return home / ".codex"
+
+
+def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+    chome = codex_home(home)
+    chome.mkdir(parents=True, exist_ok=True)
+    config = chome / "config.toml"
+    ours = (
+        'model = "gpt-fake"\nmodel_provider = "fake"\n\n'
+        f'[model_providers.fake]\nname = "fake"\nbase_url = "{server.url}/v1"\nwire_api = "responses"\n'
+        'env_key = "FAKE_OPENAI_KEY"\n\n[features]\nplugins = false\nremote_plugin = false\napps = false\n'
+    )
+    # Keep whatever a user-scope install wrote after our block (hooks, trust state).
+    existing = config.read_text() if config.exists() else ""
+    marker = "# --- e2e fake provider end ---\n"
+    rest = existing.split(marker, 1)[1] if marker in existing else existing
+    config.write_text(ours + marker + rest)
+    env = base_env(home) | {"CODEX_HOME": str(chome), "FAKE_OPENAI_KEY": "dummy"}
+    argv = [str(require_cli("codex")), "exec", "--skip-git-repo-check", "--json",
+            "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--trust", prompt]
+    return run_cli(argv, project, env)
