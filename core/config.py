@@ -42,6 +42,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     },
     "hook": {
         "budget_ms": (int, 400),
+        "readonly_skip": (bool, True),  # answer read-only commands (ls, git status…) without a search
     },
     "engine": {
         "idle_timeout_s": (int, 1800),

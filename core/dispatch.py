@@ -13,6 +13,7 @@ from typing import Any
 from .context import EngineContext
 from .errorlog import record_error
 from .manager import call_each
+from .readonly import is_read_only_event
 from .types import CoreEvent, Decision, NativeOutput
 
 FAIL_OPEN = NativeOutput()
@@ -27,6 +28,8 @@ def parse_event(ctx: EngineContext, agent: str, native_event: str, payload: Any)
 def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
     """Run the lifecycle hooks for one parsed event; return what to tell the agent."""
     if event.kind == "pre_tool":
+        if ctx.config.get("hook", "readonly_skip") and is_read_only_event(event):
+            return Decision.allow()  # cannot mutate: no search at all (twiceshy.readonly)
         return Decision.merge(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx))
     if event.kind == "post_tool":
         call_each(ctx.pm, "post_tool", event=event, ctx=ctx)
@@ -55,13 +58,18 @@ def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
     return ingest_candidates(ctx, pooled, event)
 
 
-def handle_hook(ctx: EngineContext, agent: str, native_event: str, payload: Any) -> NativeOutput:
+def handle_hook(
+    ctx: EngineContext, agent: str, native_event: str, payload: Any, info: dict[str, Any] | None = None
+) -> NativeOutput:
+    """``info``, when given, receives ``kind`` and ``action`` (for the engine's event log)."""
     try:
         event = parse_event(ctx, agent, native_event, payload)
         if event is None:
             record_error("dispatch.parse", f"no plugin handles agent {agent!r}", native_event=native_event)
             return FAIL_OPEN
         decision = handle_event(ctx, event)
+        if info is not None:
+            info.update(kind=event.kind, action=decision.action)
         output = ctx.pm.hook.agent_format_decision(agent=agent, event=event, decision=decision)
         return output if isinstance(output, NativeOutput) else FAIL_OPEN
     except Exception as exc:
