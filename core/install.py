@@ -371,19 +371,45 @@ def backups_of(path: Path) -> list[Path]:
     return sorted(path.parent.glob(f"{path.name}{BACKUP_INFIX}*"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
 
 
-def _backup_text_equal_to(path: Path, data: dict[str, Any], limit: int = 20) -> str | None:
-    """The text of a recent backup that parses to ``data``, if any.
+def _prune_hooks(data: Any) -> Any:
+    """``data`` with empty lists/objects inside ``"hooks"`` dropped (they mean nothing to an agent)."""
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), (dict, list)):
+        return data
 
-    Lets an uninstall restore the user's own formatting byte for byte
-    instead of re-serialising: the JSON is the same either way.
+    def prune(value: Any) -> Any:
+        if isinstance(value, dict):
+            pruned = {k: prune(v) for k, v in value.items()}
+            return {k: v for k, v in pruned.items() if v not in ({}, [])}
+        if isinstance(value, list):
+            pruned_list = [prune(v) for v in value]
+            return [v for v in pruned_list if v not in ({}, [])]
+        return value
+
+    out = dict(data)
+    out["hooks"] = prune(data["hooks"])
+    if out["hooks"] in ({}, []):
+        del out["hooks"]
+    return out
+
+
+def _backup_text_equal_to(path: Path, data: dict[str, Any], limit: int = 20) -> str | None:
+    """The text of a recent backup holding exactly the user's content ``data``, if any.
+
+    Lets an uninstall restore the user's own file byte for byte (formatting,
+    and an empty hook list they had, which removal cannot tell from one it
+    emptied) instead of re-serialising. A backup qualifies only if it has
+    none of our entries and differs from ``data`` at most by empty
+    containers inside ``"hooks"``.
     """
+    target = _prune_hooks(data)
     for candidate in backups_of(path)[:limit]:
         try:
             text = candidate.read_text(encoding="utf-8")
-            if json.loads(text) == data:
-                return text
+            saved = json.loads(text)
         except (OSError, ValueError):
             continue
+        if isinstance(saved, dict) and not our_events(saved) and _prune_hooks(saved) == target:
+            return text
     return None
 
 
