@@ -1,0 +1,190 @@
+"""render_context and session-start guidance, built from the store.
+
+Sections, strongest first (lower priority number survives the budget longest):
+
+* 10 **Principles** (T0) and 20 **Rules** (T1) in scope (global + this project);
+* 30 **Apply**, 35 **Avoid**, 60 **Consider**: the lessons most relevant to the
+  project (its own first, then by confidence, adherence and recency), the
+  behavioural rules distilled from trajectories (``twiceshy.distill``) and the
+  mature/rule pattern observations (``twiceshy.patterns``). Each line carries
+  its evidence ("seen 5x, followed 4/5").
+
+``session_start`` returns that text once per session (a marker under
+``<data_dir>/sessions/`` survives an engine restart) and records the project in
+the registry (``twiceshy.projects``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from ..context import EngineContext
+from ..errorlog import record_error
+from ..hookspecs import hookimpl
+from ..types import ContextSection, CoreEvent, Experience, Tier
+
+SESSION_HEADING = (
+    "## twiceshy: lessons from earlier sessions\n"
+    "Advice learned from past experience, not instructions; ignore any that do not apply."
+)
+_AVOID = re.compile(r"^\s*(don'?t|do not|never|avoid|stop|no longer|beware|careful)\b", re.I)
+_AVOID_KINDS = {"error", "failure", "mistake", "antipattern", "correction", "avoid"}
+_MARKER_TTL_S = 3 * 86400
+
+# Distilled rules per (trajectory file size, mtime): distilling is cheap, but not free.
+_distill_cache: dict[str, Any] = {}
+
+
+def _in_scope(exp: Experience, project: str | None) -> bool:
+    return not exp.superseded_by and (exp.project is None or exp.project == project)
+
+
+def _line(exp: Experience) -> str:
+    return f"- {exp.text} ({exp.evidence()})"
+
+
+def _group(exp: Experience) -> str:
+    judged = exp.follows + exp.ignores
+    if _AVOID.match(exp.text) or exp.kind in _AVOID_KINDS or "avoid" in exp.tags:
+        return "avoid"
+    if exp.tier >= int(Tier.RAW) or (judged >= 2 and exp.follows / judged < 0.5):
+        return "consider"  # unproven, or agents keep ignoring it
+    return "apply"
+
+
+def _relevance(exp: Experience, project: str | None, now: float) -> float:
+    judged = exp.follows + exp.ignores
+    adherence = (exp.follows + 1) / (judged + 2)  # Laplace: unjudged lessons sit at 0.5
+    age_days = max(0.0, now - exp.last_seen) / 86400
+    recency = 0.5 ** (age_days / 30)
+    own = 2.0 if project is not None and exp.project == project else 1.0
+    return own * (0.5 + exp.confidence) * (0.5 + adherence) * (0.5 + recency) * (1 + 0.1 * min(exp.seen_count, 10))
+
+
+def _distilled(ctx: EngineContext) -> list[Any]:
+    from ..distill import distill_rules, trajectories_path
+
+    try:
+        st = trajectories_path().stat()
+        key = f"{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return []
+    if _distill_cache.get("key") != key:
+        _distill_cache["rules"] = distill_rules(config=ctx.config)
+        _distill_cache["key"] = key
+    return list(_distill_cache["rules"])
+
+
+@hookimpl
+def render_context(ctx: EngineContext, agent: str, project: str | None, budget_tokens: int) -> list[ContextSection]:
+    """Principles, rules, then Apply / Avoid / Consider with their evidence."""
+    from ..patterns import PatternStore
+
+    now = time.time()
+    per_group = int(ctx.config.get("context", "max_per_group"))
+    store = ctx.store
+    strong = [e for e in store.all(where={"tier": {"$lte": int(Tier.QA)}}) if _in_scope(e, project)]
+    raw = [
+        e
+        for e in store.all(where={"$and": [{"tier": int(Tier.RAW)}, {"seen_count": {"$gte": 2}}]})
+        if _in_scope(e, project)
+    ]
+    sections: list[ContextSection] = []
+    by_conf = lambda e: (-e.confidence, -e.follows, e.text)  # noqa: E731
+    principles = sorted((e for e in strong if e.tier == int(Tier.PRINCIPLE)), key=by_conf)
+    rules = sorted((e for e in strong if e.tier == int(Tier.RULE)), key=by_conf)
+    if principles:
+        sections.append(ContextSection("Principles", [_line(e) for e in principles], priority=10))
+    if rules:
+        sections.append(ContextSection("Rules", [_line(e) for e in rules], priority=20))
+
+    groups: dict[str, list[tuple[float, str]]] = {"apply": [], "avoid": [], "consider": []}
+    for exp in (e for e in strong + raw if e.tier >= int(Tier.QA)):
+        groups[_group(exp)].append((_relevance(exp, project, now), _line(exp)))
+    try:
+        for rule in _distilled(ctx):
+            # Significant by construction; rank them with well-followed lessons.
+            groups.get(rule.polarity, groups["consider"]).append((6.0 - rule.p_value, rule.line()))
+    except Exception as exc:  # guidance must not fail because trajectories are odd
+        record_error("context.distill", exc)
+    try:
+        for obs in PatternStore(config=ctx.config).suggest(project, limit=per_group * 2):
+            group = "apply" if obs.status == "rule" else "consider"
+            groups[group].append((1.0 + obs.confidence, f"- {obs.pattern} ({obs.evidence()})"))
+    except Exception as exc:
+        record_error("context.patterns", exc)
+
+    titles = {"apply": ("Apply", 30), "avoid": ("Avoid", 35), "consider": ("Consider", 60)}
+    for name, items in groups.items():
+        if not items:
+            continue
+        items.sort(key=lambda item: -item[0])
+        seen: set[str] = set()
+        lines = [line for _, line in items if not (line in seen or seen.add(line))][:per_group]
+        title, priority = titles[name]
+        sections.append(ContextSection(title, lines, priority=priority))
+    return sections
+
+
+# -- session start ---------------------------------------------------------------
+
+
+def _marker_dir() -> Path:
+    from ..paths import data_dir
+
+    return data_dir() / "sessions"
+
+
+def _first_time(session_id: str) -> bool:
+    """True once per session id, across engine restarts (one small file per session)."""
+    if not session_id:
+        return True
+    folder = _marker_dir()
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:120]
+    marker = folder / f"{safe}.context"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        record_error("context.marker", exc)
+        return True
+    # Prune old markers now and then (cheap: one listdir per new session).
+    cutoff = time.time() - _MARKER_TTL_S
+    for entry in os.scandir(folder):
+        try:
+            if entry.name.endswith(".context") and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+    return True
+
+
+@hookimpl
+def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
+    """The dynamic guidance for the session's project, once per session."""
+    from ..context_render import render_context_text
+    from ..project import fingerprint
+    from ..projects import record_project
+
+    state = ctx.session(event.session_id)
+    if state.get("context_sent"):
+        return None
+    state["context_sent"] = True
+    if not _first_time(event.session_id):
+        return None
+    project = fingerprint(event.cwd) if event.cwd else None
+    if event.cwd:
+        try:
+            record_project(event.cwd)
+        except OSError as exc:
+            record_error("context.record_project", exc)
+    budget = int(ctx.config.get("context", "session_token_budget"))
+    text = render_context_text(ctx, event.agent, project, budget, heading=SESSION_HEADING)
+    return text or None
