@@ -7,6 +7,8 @@ the next step of ``server.script`` (the last step repeats); a step is a mode:
 - ``("answer", text)``          200 with a normal completion whose content is ``text``
 - ``("slow", seconds, text)``   sleeps, then answers (use a delay past the timeout)
 - ``("500",)``                  500 with an OpenAI-style error body
+- ``("slow500", seconds)``      sleeps, then 500 (retries against a slow, failing provider)
+- ``("401",)``                  401: an auth error, which must not be retried
 - ``("garbage",)``              200 with a body that is not JSON
 - ``("empty",)``                200, valid JSON, but no choices
 
@@ -69,6 +71,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(body, step[1] if len(step) > 1 else "1")
         elif mode == "500":
             self._send(500, json.dumps({"error": {"message": "upstream exploded", "type": "server_error"}}).encode())
+        elif mode == "slow500":
+            time.sleep(float(step[1]))
+            self._send(500, json.dumps({"error": {"message": "slow and broken", "type": "server_error"}}).encode())
+        elif mode == "401":
+            self._send(401, json.dumps({"error": {"message": "bad key", "type": "invalid_request_error"}}).encode())
         elif mode == "garbage":
             self._send(200, b"<html>this is not json", "text/html")
         elif mode == "empty":
@@ -154,6 +161,18 @@ class FakeLLMServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def llm_env(server: "FakeLLMServer", **overrides: Any) -> dict[str, str]:
+    """``TWICESHY_LLM__*`` environment that points the config at ``server``."""
+    env = {
+        "TWICESHY_LLM__MODEL": "openai/test-model",
+        "TWICESHY_LLM__API_BASE": server.api_base,
+        "TWICESHY_LLM__API_KEY_ENV": "TWICESHY_TEST_LLM_KEY",
+        "TWICESHY_TEST_LLM_KEY": "sk-test-key-for-the-fake-server-0001",
+    }
+    env.update({f"TWICESHY_LLM__{k.upper()}": str(v) for k, v in overrides.items()})
+    return env
 
 
 if __name__ == "__main__":  # manual use: python tests/llm_server.py

@@ -1,0 +1,189 @@
+"""The litellm wrapper against a real HTTP server on 127.0.0.1: answers,
+timeouts, 5xx, garbage — every failure returns None, within the deadline."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from llm_server import FakeLLMServer, llm_env
+from twiceshy import llm
+from twiceshy.context import make_context
+from twiceshy.errorlog import recent_errors
+
+
+@pytest.fixture(scope="module", autouse=True)
+def litellm_imported():
+    # Import once up front (~5 s): the engine does this at start, off the
+    # request path; these tests time calls, not the import.
+    llm.litellm_module()
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer([("answer", "1")]) as srv:
+        yield srv
+
+
+def llm_ctx(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, server: FakeLLMServer, **overrides):
+    for name, value in llm_env(server, **overrides).items():
+        monkeypatch.setenv(name, value)
+    return make_context(tmp_path)
+
+
+def test_no_model_means_none_and_no_litellm_import(tmp_path: Path) -> None:
+    # In a fresh process: with no model configured nothing imports litellm.
+    code = textwrap.dedent(
+        """
+        import sys
+        from twiceshy.context import make_context
+        from twiceshy import llm
+        ctx = make_context()
+        print(llm.is_configured(ctx), llm.complete(ctx, "hello"), "litellm" in sys.modules)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["False", "None", "False"]
+
+
+def test_import_is_offline_and_quiet(tmp_path: Path) -> None:
+    # Any socket connect during `import litellm` would be a network fetch.
+    code = textwrap.dedent(
+        """
+        import socket, os
+        calls = []
+        real = socket.socket.connect
+        def guard(self, addr):
+            calls.append(addr)
+            raise OSError("network disabled in test")
+        socket.socket.connect = guard
+        os.environ.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)
+        from twiceshy import llm
+        mod = llm.litellm_module()
+        print(os.environ["LITELLM_LOCAL_MODEL_COST_MAP"], mod.suppress_debug_info, len(calls))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["True", "True", "0"], out.stdout + out.stderr
+
+
+def test_answer_uses_config_and_key_from_named_env(monkeypatch, tmp_path, server) -> None:
+    server.set_script([("answer", "2, 3")])
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
+    assert llm.complete(ctx, "which apply?", max_tokens=7, system="be brief") == "2, 3"
+    body = server.requests[-1]
+    assert body["model"] == "test-model"
+    assert body["max_tokens"] == 7
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert {k.lower(): v for k, v in server.headers[-1].items()}["authorization"] == "Bearer sk-test-key-for-the-fake-server-0001"
+
+
+def test_slow_answer_past_timeout_returns_none_on_time(monkeypatch, tmp_path, server) -> None:
+    server.set_script([("slow", 3.0, "too late")])
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=0.6)
+    start = time.monotonic()
+    assert llm.complete(ctx, "hello") is None
+    elapsed = time.monotonic() - start
+    assert 0.5 <= elapsed < 1.0, elapsed
+    assert any(e["where"] == "llm.llm" for e in recent_errors())
+
+
+def test_hard_timeout_holds_even_while_litellm_is_blocked(monkeypatch, tmp_path, server) -> None:
+    # Simulate a stalled import/pre-processing: the worker thread is stuck on
+    # the import lock; the caller must still get None at the deadline.
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=0.3)
+    monkeypatch.setattr(llm, "_litellm", None)
+    with llm._import_lock:
+        start = time.monotonic()
+        assert llm.complete(ctx, "hello") is None
+        elapsed = time.monotonic() - start
+    assert 0.25 <= elapsed < 0.6, elapsed
+    assert server.requests == []
+
+
+def test_500s_are_retried_at_most_max_retries(monkeypatch, tmp_path, server) -> None:
+    server.set_script([("500",)])
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=3.0, max_retries=2)
+    assert llm.complete(ctx, "hello") is None
+    assert len(server.requests) == 3  # 1 + max_retries
+
+
+def test_retry_then_success(monkeypatch, tmp_path, server) -> None:
+    server.set_script([("500",), ("answer", "IGNORED")])
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=3.0)
+    assert llm.complete(ctx, "hello") == "IGNORED"
+    assert len(server.requests) == 2
+
+
+def test_retries_never_cross_the_deadline(monkeypatch, tmp_path, server) -> None:
+    # Each attempt takes 0.35 s and fails; with 10 retries allowed and a
+    # 1.0 s budget, the total must still end by the deadline.
+    server.set_script([("slow500", 0.35)])
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=1.0, max_retries=10)
+    start = time.monotonic()
+    assert llm.complete(ctx, "hello") is None
+    elapsed = time.monotonic() - start
+    assert elapsed < 1.25, elapsed
+    assert 1 <= len(server.requests) <= 3
+    # No request was started after the deadline.
+    assert max(server.request_times) - start < 1.0
+
+
+def test_auth_errors_are_not_retried(monkeypatch, tmp_path, server) -> None:
+    server.set_script([("401",)])
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=3.0)
+    assert llm.complete(ctx, "hello") is None
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("mode", [("garbage",), ("empty",), ("answer", "   ")])
+def test_garbage_and_empty_answers_are_none(monkeypatch, tmp_path, server, mode) -> None:
+    server.set_script([mode])
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=2.0, max_retries=0)
+    assert llm.complete(ctx, "hello") is None
+
+
+def test_failures_print_nothing_to_stdout(monkeypatch, tmp_path, server, capfd) -> None:
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=2.0, max_retries=0)
+    capfd.readouterr()
+    for mode in [("500",), ("garbage",), ("401",)]:
+        server.set_script([mode])
+        assert llm.complete(ctx, "hello") is None
+    assert capfd.readouterr().out == ""
+
+
+def test_connection_refused_is_none(monkeypatch, tmp_path) -> None:
+    srv = FakeLLMServer()
+    port_base = srv.api_base
+    srv._httpd.server_close()  # nothing listens there any more
+    monkeypatch.setenv("TWICESHY_LLM__MODEL", "openai/test-model")
+    monkeypatch.setenv("TWICESHY_LLM__API_BASE", port_base)
+    monkeypatch.setenv("TWICESHY_LLM__TIMEOUT_S", "1.0")
+    ctx = make_context(tmp_path)
+    start = time.monotonic()
+    assert llm.complete(ctx, "hello") is None
+    assert time.monotonic() - start < 1.3
+
+
+def test_prompts_are_redacted_before_sending(monkeypatch, tmp_path, server) -> None:
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
+    secret = "sk-proj-PLANTEDsecretVALUE1234567890"
+    assert llm.complete(ctx, f"run: OPENAI_API_KEY={secret} python app.py", system=f"db postgres://u:{secret}@h/d")
+    raw = b"".join(server.raw_bodies).decode()
+    assert secret not in raw and "PLANTED" not in raw
+    assert "[REDACTED]" in json.dumps(server.requests[-1])
+
+
+def test_stats_count_calls(monkeypatch, tmp_path, server) -> None:
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
+    before = llm.STATS.as_dict()
+    llm.complete(ctx, "hello")
+    after = llm.STATS.as_dict()
+    assert after["calls"] == before["calls"] + 1 and after["ok"] == before["ok"] + 1
+    assert after["prompt_tokens"] > before["prompt_tokens"]
