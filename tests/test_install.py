@@ -293,3 +293,15 @@ def test_cli_rejects_unknown_agent(tmp_path: Path):
     proc = run_cli("install", "--agent", "vim", "--scope", "project", "--project-dir", str(tmp_path))
     assert proc.returncode == 2 and "claude-code" in proc.stderr
     assert not (tmp_path / ".claude").exists()
+
+
+def test_cli_agent_all(tmp_path: Path):
+    from twiceshy.manager import agent_names
+
+    proc = run_cli("install", "--agent", "all", "--scope", "project", "--project-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    for name in agent_names(make_manager()):
+        assert f"{name}: installed twiceshy hooks" in proc.stdout
+    assert (tmp_path / ".claude" / "settings.json").is_file()
+    proc = run_cli("uninstall", "--agent", "all", "--scope", "project", "--project-dir", str(tmp_path))
+    assert proc.returncode == 0 and "claude-code: removed twiceshy hooks" in proc.stdout
