@@ -55,7 +55,11 @@ def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
     pooled = []
     for result in call_each(ctx.pm, "session_end", event=event, ctx=ctx, transcript=transcript):
         pooled.extend(result)
-    return ingest_candidates(ctx, pooled, event)
+    stored = ingest_candidates(ctx, pooled, event)
+    from .evolve import after_session  # promote/demote/decay/generalise; fails open
+
+    after_session(ctx, event)
+    return stored
 
 
 def handle_hook(

@@ -1,0 +1,68 @@
+"""The ``twiceshy evolve`` and ``twiceshy timeline`` commands.
+
+The cycle itself lives in :mod:`twiceshy.evolve`; the engine runs it after each
+session end (``dispatch.run_session_end`` calls :func:`twiceshy.evolve.after_session`,
+which is skipped when this builtin is disabled in ``plugins.disabled``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from ..hookspecs import hookimpl
+
+
+def _ctx():
+    from ..config import ConfigError
+    from ..context import make_context
+
+    try:
+        return make_context(Path.cwd())
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    @cli.command()
+    @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+    def evolve(as_json: bool) -> None:
+        """Run one evolution cycle now: expire, decay, promote, generalise."""
+        from ..evolve import run_cycle
+
+        counts = run_cycle(_ctx())
+        if as_json:
+            click.echo(json.dumps(counts))
+            return
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title="evolution cycle")
+        table.add_column("change")
+        table.add_column("lessons", justify="right")
+        for key, value in counts.items():
+            table.add_row(key, str(value))
+        Console().print(table)
+
+    @cli.command()
+    @click.argument("topic")
+    @click.option("--json", "as_json", is_flag=True)
+    def timeline(topic: str, as_json: bool) -> None:
+        """Show every lesson of one topic, oldest first, with supersession."""
+        from ..evolve import timeline as get_timeline
+
+        exps = get_timeline(_ctx(), topic)
+        if as_json:
+            click.echo(json.dumps([e.to_dict() for e in exps], indent=2))
+            return
+        if not exps:
+            click.echo(f"no lessons on topic {topic!r}")
+            return
+        for e in exps:
+            when = datetime.fromtimestamp(e.created_at).strftime("%Y-%m-%d %H:%M")
+            mark = f"  (superseded by {e.superseded_by})" if e.superseded_by else ""
+            click.echo(f"{when}  {e.id}  [{e.tier_label}] {e.text}{mark}")

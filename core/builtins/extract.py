@@ -1,0 +1,45 @@
+"""session_end: extract lesson candidates from the transcript; record the trajectory.
+
+The extractors themselves are pure functions in :mod:`twiceshy.extractors`;
+the core redacts, deduplicates and stores what this returns
+(:func:`twiceshy.learning.ingest_candidates`).
+"""
+
+from __future__ import annotations
+
+from ..context import EngineContext
+from ..errorlog import record_error
+from ..extractors import EXTRACTORS
+from ..hookspecs import hookimpl
+from ..manager import _raise_in_tests
+from ..trajectory import record_trajectory
+from ..types import CoreEvent, LessonCandidate, TranscriptEntry
+
+
+@hookimpl
+def session_end(event: CoreEvent, ctx: EngineContext, transcript: list[TranscriptEntry]) -> list[LessonCandidate] | None:
+    entries = [e for e in (transcript or []) if isinstance(e, TranscriptEntry)]
+    if not entries:
+        return None
+    try:
+        record_trajectory(event, entries)
+    except Exception as exc:  # the trajectory is a by-product: never lose the lessons over it
+        record_error("extract.trajectory", exc, session_id=event.session_id)
+        if _raise_in_tests():
+            raise
+    pooled: list[LessonCandidate] = []
+    seen: set[tuple[str, str]] = set()
+    for name, extractor in EXTRACTORS.items():
+        try:
+            found = extractor(entries)
+        except Exception as exc:  # one broken signal costs only its own lessons
+            record_error(f"extract.{name}", exc, session_id=event.session_id)
+            if _raise_in_tests():
+                raise
+            continue
+        for cand in found:
+            key = (cand.kind, " ".join(cand.trigger.lower().split()))
+            if key not in seen:
+                seen.add(key)
+                pooled.append(cand)
+    return pooled
