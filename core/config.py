@@ -71,7 +71,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "timeout_s": (float, 8.0),  # per verdict; off the hot path
     },
     "learning": {
-        "dedup_threshold": (float, 0.85),
+        "dedup_threshold": (float, 0.80),  # tuned in bench/dedup_threshold.py (docs/learning.md)
         "related_threshold": (float, 0.70),
         "raw_ttl_days": (int, 14),
         "decay_days": (int, 30),

@@ -646,3 +646,61 @@ def extract_all(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
     for fn in EXTRACTORS.values():
         pooled.extend(fn(entries))
     return _unique(pooled)
+
+
+# --------------------------------------------------------------------------
+# Dedup guard for commands
+# --------------------------------------------------------------------------
+
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")
+
+
+def is_command_like(text: str) -> bool:
+    """A one-line shell command rather than a sentence of advice."""
+    text = (text or "").strip()
+    if not text or "\n" in text or text.endswith(".") or len(text.split()) > 24:
+        return False
+    first = text.split()[0]
+    return bool(re.match(r"^[a-z0-9_./~-][\w./~+-]*$", first)) or _ASSIGN_RE.match(first) is not None
+
+
+def command_signature(command: str) -> tuple[str, str, frozenset[str]]:
+    """(program, subcommand, other positional words) of a command, normalised:
+    ``sudo``/``env``/``VAR=x`` and ``python -m`` dropped, ``pip3`` -> ``pip``,
+    flags and version pins (``==1.2``, ``@4``) dropped, paths cut to their last
+    part, ``HEAD:main`` -> ``main``."""
+    tokens = command.split("|", 1)[0].split("&&")[-1].split()
+    prog = program_of(" ".join(tokens)).lower()
+    prog = re.sub(r"\d+(\.\d+)*$", "", prog) or prog
+    positional: list[str] = []
+    seen_prog = False
+    for token in tokens:
+        base = token.rsplit("/", 1)[-1].lower()
+        if not seen_prog:
+            if re.sub(r"\d+(\.\d+)*$", "", base) == prog or base == prog:
+                seen_prog = True
+            continue
+        if token.startswith("-") or _ASSIGN_RE.match(token):
+            continue
+        word = re.split(r"==|>=|<=|~=|@(?=[\w.^~*]+$)", base, maxsplit=1)[0]
+        word = word.rsplit(":", 1)[-1] if ":" in word and "//" not in word else word
+        if word:
+            positional.append(word)
+    sub = positional[0] if positional else ""
+    return prog, sub, frozenset(positional[1:])
+
+
+def commands_compatible(a: str, b: str) -> bool:
+    """May two triggers be the same lesson? Always true unless both are
+    commands whose program, subcommand or arguments differ ("git stash" vs
+    "git stash pop", "pytest a.py" vs "pytest b.py"). Embeddings rate such
+    pairs 0.9+ similar; this is the lexical check that keeps them apart."""
+    if not (is_command_like(a) and is_command_like(b)):
+        return True
+    pa, sa, ra = command_signature(a)
+    pb, sb, rb = command_signature(b)
+    if pa != pb or sa != sb:
+        return False
+    if not ra and not rb:
+        return True
+    return len(ra & rb) / len(ra | rb) >= 0.5

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from .extractors import normalize, program_of, similarity, topic_of
+from .extractors import commands_compatible, normalize, program_of, similarity, topic_of
 from .paths import data_dir
 from .project import fingerprint
 from .redact import redact
@@ -130,8 +130,11 @@ def store_lesson(
     # superseded lesson is history, not something to count again.
     same_scope = [(e, s) for e, s in nearest if e.project == project and not e.superseded_by]
     conflicting = [e for e, s in same_scope if s >= CONFLICT_MIN_SIMILARITY and contradicts(tags, e.tags)]
-    if not conflicting and same_scope and same_scope[0][1] >= dedup:
-        existing = same_scope[0][0]
+    # Same lesson: similar enough, and (for two commands) the same program,
+    # subcommand and arguments — embeddings rate "git stash" ~ "git stash pop" 0.9.
+    same = [(e, s) for e, s in same_scope if s >= dedup and commands_compatible(trigger, e.trigger)]
+    if not conflicting and same:
+        existing = same[0][0]
         if touched is not None and existing.id in touched:
             return existing, "seen"
         existing.seen_count += 1
@@ -202,7 +205,10 @@ def ingest_candidates(ctx: "EngineContext", candidates: list[LessonCandidate], e
     done = _load_keys(keys_file) if keys_file else set()
     touched: set[str] = set()
     stored = 0
-    for cand in candidates:
+    # Strongest first: when two signals of one session share a trigger (a user
+    # correction and the failed call it reacted to), the stronger one's text is
+    # kept and the other only confirms it.
+    for cand in sorted(candidates, key=lambda c: -c.confidence):
         key = candidate_key(cand)
         if key in done:
             continue  # already learned from an earlier Stop of this same session
