@@ -7,7 +7,7 @@ from twiceshy.config import ConfigError, load_config
 
 def test_defaults_load_without_files(tmp_path: Path) -> None:
     cfg = load_config(tmp_path, environ={})
-    assert cfg.get("learning", "dedup_threshold") == 0.85
+    assert cfg.get("learning", "dedup_threshold") == 0.80
     assert cfg.sources == []
 
 
