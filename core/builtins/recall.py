@@ -1,14 +1,25 @@
 """pre_tool: find the lessons that match the action and warn, or block for a rule.
 
-Ranking here is similarity-first with a few cheap adjustments; the litellm
-relevance filter (when configured) refines it in its own plugin.
+Flow per call: semantic search -> :func:`twiceshy.ranking.rank` (heuristic
+score, ``retrieval.min_score`` cut) -> drop warnings already shown this
+session -> :func:`twiceshy.ranking.llm_filter` (only when a model is
+configured; fail-open) -> deny if a lesson of a tier in
+``retrieval.block_tiers`` scores at least ``retrieval.block_min_score``,
+else warn with at most ``retrieval.max_warnings`` lessons while the
+session's ``retrieval.session_warning_budget`` lasts.
+
+Every warning shown is recorded in ``ctx.session(id)["shown_log"]`` with the
+action it was shown for; the judge plugin reads that after each tool call.
 """
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
+import time
+from typing import Any
+
 from ..context import EngineContext
-from ..project import fingerprint
+from ..hookspecs import hookimpl
+from ..ranking import Candidate, event_project, llm_filter, rank
 from ..types import CoreEvent, Decision, LessonMatch, Tier
 
 HEADER = (
@@ -17,24 +28,16 @@ HEADER = (
 )
 
 
-def find_matches(ctx: EngineContext, event: CoreEvent) -> list[LessonMatch]:
+def find_candidates(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
+    """Search and rank; no session state, no model."""
     cfg = ctx.config["retrieval"]
-    project = fingerprint(event.cwd) if event.cwd else None
-    hits = ctx.store.search(event.action_text(), k=cfg["top_k"], project=project)
-    matches = []
-    for exp, score in hits:
-        adjusted = score
-        if exp.superseded_by:
-            adjusted -= 0.2  # superseded lessons are kept for the timeline, ranked down
-        if adjusted < cfg["min_score"]:
-            continue
-        matches.append(
-            LessonMatch(
-                experience_id=exp.id, text=exp.text, trigger=exp.trigger, tier=exp.tier, score=adjusted, evidence=exp.evidence()
-            )
-        )
-    matches.sort(key=lambda m: (m.tier, -m.score))
-    return matches
+    hits = ctx.store.search(event.action_text(), k=cfg["top_k"], project=event_project(event))
+    return rank(ctx, event, hits)
+
+
+def find_matches(ctx: EngineContext, event: CoreEvent) -> list[LessonMatch]:
+    """Heuristically ranked matches for ``event`` (used by ``twiceshy search``)."""
+    return [c.to_match() for c in find_candidates(ctx, event)]
 
 
 def format_warning(matches: list[LessonMatch]) -> str:
@@ -44,29 +47,68 @@ def format_warning(matches: list[LessonMatch]) -> str:
     return "\n".join(lines)
 
 
+def _is_blocker(ctx: EngineContext, cand: Candidate) -> bool:
+    cfg = ctx.config["retrieval"]
+    return cand.exp.tier in cfg["block_tiers"] and cand.score >= cfg["block_min_score"]
+
+
 @hookimpl
 def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     cfg = ctx.config["retrieval"]
     session = ctx.session(event.session_id)
-    matches = [m for m in find_matches(ctx, event) if m.experience_id not in session["shown"]]
-    if not matches:
+    candidates = find_candidates(ctx, event)
+    # Dedup before the model sees anything: a warning is shown once a session.
+    # A blocking rule is exempt: it blocks every time.
+    candidates = [c for c in candidates if _is_blocker(ctx, c) or c.exp.id not in session["shown"]]
+    if not candidates:
         return None
-    blockers = [m for m in matches if m.tier in cfg["block_tiers"] and m.score >= cfg["block_min_score"]]
+    candidates = llm_filter(ctx, event, candidates)
+    if not candidates:
+        return None
+    blockers = [c for c in candidates if _is_blocker(ctx, c)]
     if blockers:
         reason = "Blocked by twiceshy: a confirmed rule from earlier sessions applies.\n" + "\n".join(
-            f"- {m.text} ({m.evidence})" for m in blockers
+            f"- {c.exp.text} ({c.exp.evidence()})" for c in blockers
         )
-        # A deny is not subject to the per-session dedup: a rule blocks every time.
-        return Decision(action="deny", reason=reason, matches=blockers)
+        fresh = [c for c in blockers if c.exp.id not in session["shown"]]
+        _remember(session, event, fresh, kind="deny")
+        return Decision(action="deny", reason=reason, matches=[c.to_match() for c in blockers])
     remaining = cfg["session_warning_budget"] - session["warnings"]
-    shown = matches[: max(0, min(cfg["max_warnings"], remaining))]
+    shown = candidates[: max(0, min(cfg["max_warnings"], remaining))]
     if not shown:
         return None
-    for m in shown:
-        session["shown"].add(m.experience_id)
     session["warnings"] += len(shown)
-    _count_hits(ctx, [m.experience_id for m in shown])
-    return Decision(action="warn", context=format_warning(shown), matches=shown)
+    _remember(session, event, shown, kind="warn")
+    _count_hits(ctx, [c.exp.id for c in shown])
+    matches = [c.to_match() for c in shown]
+    return Decision(action="warn", context=format_warning(matches), matches=matches)
+
+
+def _remember(session: dict[str, Any], event: CoreEvent, shown: list[Candidate], kind: str) -> None:
+    """Mark as shown (dedup) and log what each was shown for (the judge reads this)."""
+    from ..judge import call_key
+
+    log = session.setdefault("shown_log", [])
+    key = call_key(event)
+    for cand in shown:
+        session["shown"].add(cand.exp.id)
+        log.append(
+            {
+                "exp_id": cand.exp.id,
+                "text": cand.exp.text,
+                "trigger": cand.exp.trigger,
+                "tier": cand.exp.tier,
+                "kind": kind,
+                "score": round(cand.score, 4),
+                "llm_selected": cand.llm_selected,
+                "tool_name": event.tool_name,
+                "action": event.action_text(),
+                "call_id": key,
+                "ts": time.time(),
+                "calls_after": 0,
+                "closed": False,
+            }
+        )
 
 
 def _count_hits(ctx: EngineContext, ids: list[str]) -> None:
