@@ -1,0 +1,93 @@
+"""Project scoping: cross-project promotion to global and the projects table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from twiceshy.projects import project_table, promote_cross_project, record_project, seen_in
+from twiceshy.types import Experience
+
+
+def _lesson(text: str, trigger: str, project: str, **kw) -> Experience:
+    return Experience(text=text, trigger=trigger, project=project, tier=kw.pop("tier", 2), **kw)
+
+
+def test_promote_cluster_seen_in_enough_projects(ctx) -> None:
+    store = ctx.store
+    same = [
+        _lesson("Run migrations before the test suite", "pytest tests/ with a database", p, seen_count=2, follows=f)
+        for p, f in (("p1-aaaa", 2), ("p2-bbbb", 1), ("p3-cccc", 0))
+    ]
+    same[1].tier = 1  # the strongest member leads
+    two_only = [_lesson("Use the staging profile for deploys", "deploy --profile", p) for p in ("p1-aaaa", "p2-bbbb")]
+    ignored = [
+        _lesson("Always vendor dependencies", "npm install package", p, ignores=3) for p in ("p1-aaaa", "p2-bbbb", "p3-cccc")
+    ]
+    for exp in same + two_only + ignored:
+        store.add(exp)
+    assert promote_cross_project(ctx) == 1
+    lead = store.get(same[1].id)
+    assert lead.project is None and lead.tier == 1
+    assert lead.seen_count == 6 and lead.follows == 3
+    assert seen_in(lead) == {"p1-aaaa", "p2-bbbb", "p3-cccc"}
+    for other in (same[0], same[2]):
+        got = store.get(other.id)
+        assert got.superseded_by == lead.id and got.project == other.project
+    assert {(e["src"], e["type"]) for e in store.edges(same[0].id)} == {(lead.id, "supersedes")}
+    # Not enough projects, or mostly ignored: stays scoped.
+    assert all(store.get(e.id).project for e in two_only + ignored)
+    # A fourth project now sees the promoted lesson.
+    hits = [e.id for e, _ in store.search("pytest tests/ with a database", k=3, project="p4-dddd")]
+    assert lead.id in hits
+    assert promote_cross_project(ctx) == 0  # idempotent
+    assert promote_cross_project(ctx, min_projects=2) == 1  # the staging lesson with a lower bar
+
+
+def test_relates_to_edges_and_seen_in_tags_count_as_evidence(ctx) -> None:
+    store = ctx.store
+    a = _lesson("Pin the Node version in CI", "node --version mismatch in ci", "p1-aaaa")
+    b = _lesson("Set engines.node in package.json", "package.json engines field", "p2-bbbb", tags=["seen-in:p3-cccc"])
+    store.add(a)
+    store.add(b)
+    assert promote_cross_project(ctx) == 0  # unrelated so far: two clusters of 1-2 projects
+    store.add_edge(b.id, a.id, "relates-to", weight=0.75)
+    assert promote_cross_project(ctx) == 1
+    promoted = [e for e in (store.get(a.id), store.get(b.id)) if e.project is None]
+    assert len(promoted) == 1 and seen_in(promoted[0]) == {"p1-aaaa", "p2-bbbb", "p3-cccc"}
+
+
+def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
+    from twiceshy.patterns import PatternStore
+    from twiceshy.project import fingerprint
+
+    proj = tmp_path / "work"
+    proj.mkdir()
+    fp = record_project(str(proj))
+    record_project(str(proj))
+    assert fp == fingerprint(str(proj))
+    ctx.store.add(_lesson("Scoped one", "x", fp))
+    ctx.store.add(Experience(text="Global one", trigger="y", tags=[f"seen-in:{fp}", "seen-in:zz-1"]))
+    PatternStore().observe("seq:a->b", project=fp)
+    with open(twiceshy_home / "trajectories.jsonl", "w") as handle:
+        for i in range(3):
+            handle.write(json.dumps({"session_id": f"s{i}", "agent": "codex", "project": "other-9999",
+                                     "ended": 1_700_000_000 + i, "outcome_score": 0.5}) + "\n")
+    rows = {r["project"]: r for r in project_table(ctx)}
+    assert rows["global"]["lessons"] == 1
+    assert rows[fp]["lessons"] == 1 and rows[fp]["sessions"] == 2 and rows[fp]["patterns"] == 1
+    assert rows[fp]["promoted_from"] == 1 and rows[fp]["root"] == str(proj.resolve())
+    assert rows["other-9999"]["sessions"] == 3 and rows["other-9999"]["last_seen"] == 1_700_000_002
+
+
+def test_cli_projects_json(tmp_path: Path) -> None:
+    record_project(str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "twiceshy", "projects", "--json", "--promote"], cwd=tmp_path,
+                         env=dict(os.environ), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert rows[0]["project"] == "global" and any(r["sessions"] == 1 for r in rows[1:])
+    assert "promoted 0" in out.stderr
