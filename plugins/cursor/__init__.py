@@ -1,1 +1,153 @@
-"""cursor plugin (not written yet)."""
+"""The Cursor agent plugin (agent name ``cursor``).
+
+Contract assumed — Cursor is a closed-source desktop app with no npm package
+and no runnable build here, so this is read from Cursor's public hooks
+documentation (cursor.com/docs/agent/hooks, Cursor 1.7 – 2.x) as quoted by
+public adapters; the fixtures in ``tests/fixtures/cursor/`` are hand-written
+in that documented shape, not recorded. The docs differ between versions;
+we rely only on the parts that have not changed since 1.7, and every other
+field is optional in our parser.
+
+Settings
+    ``~/.cursor/hooks.json`` (user) or ``<project>/.cursor/hooks.json``::
+
+        {"version": 1, "hooks": {"beforeShellExecution": [{"command": "..."}]}}
+
+    camelCase event names, a flat list of ``{"command", "matcher"?,
+    "timeout"?, "failClosed"?}`` per event. We write ``{"command"}`` only.
+    We install: beforeShellExecution, beforeMCPExecution,
+    afterShellExecution, afterMCPExecution, afterFileEdit,
+    beforeSubmitPrompt, stop. Read when present but not installed:
+    preToolUse, postToolUse, postToolUseFailure, sessionStart, sessionEnd
+    (not every build accepts them).
+
+Payload (JSON on stdin), every event
+    ``hook_event_name``, ``conversation_id``, ``generation_id``,
+    ``workspace_roots``; optional ``model``, ``cursor_version``,
+    ``user_email``, ``transcript_path``. beforeShellExecution ``command``,
+    ``cwd``; afterShellExecution adds ``output``, ``duration``;
+    beforeMCPExecution ``tool_name``, ``tool_input`` (a JSON *string*),
+    ``url`` or ``command``; afterMCPExecution adds ``result_json`` (string);
+    afterFileEdit ``file_path``, ``edits`` [{``old_string``, ``new_string``}];
+    beforeSubmitPrompt ``prompt``, ``attachments``; stop ``status``
+    (completed|aborted|error), ``loop_count``.
+
+Output (stdout JSON, snake_case)
+    beforeShellExecution / beforeMCPExecution: ``permission``
+    (allow|deny|ask), ``user_message`` (shown to the user),
+    ``agent_message`` (sent to the agent). beforeSubmitPrompt: ``continue``
+    only — **no context injection**. stop: ``followup_message`` (would
+    restart the agent; never sent). after* events: output ignored.
+    sessionStart / postToolUse (newer): ``additional_context``.
+
+What twiceshy does (see docs/agents.md)
+    deny -> ``permission: "deny"`` + messages; warn -> ``agent_message`` /
+    ``user_message`` without ``permission`` (never auto-approve); prompt and
+    session context -> degraded: delivered through the always-applied rule
+    ``.cursor/rules/twiceshy.mdc`` instead; ``stop`` -> lessons from
+    ``transcript_path`` when Cursor sends one, else none from a transcript.
+
+Claude Code compatibility: Cursor can also run Claude Code's hooks; see
+:mod:`.compat` for how a double fire is detected and dropped (this plugin's
+``agent_parse_payload`` runs first, ``tryfirst``, to catch it).
+
+Transcript: :mod:`.transcript`. Context file: ``.cursor/rules/twiceshy.mdc``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from ...hookspecs import hookimpl
+from ...types import CoreEvent, Decision, NativeOutput, TranscriptEntry
+from . import adapter, compat, transcript
+from . import settings as cursor_settings
+
+AGENT = adapter.AGENT
+CLAUDE_AGENT = "claude-code"
+EVENTS = cursor_settings.EVENTS
+
+
+def parse_compat(native_event: str, payload: dict[str, Any]) -> CoreEvent | None:
+    """A Claude Code hook that Cursor ran, as a Cursor event (or a no-op duplicate).
+
+    Returns ``None`` for a Claude event with no Cursor meaning (the Claude
+    Code plugin then reads it as its own).
+    """
+    name = payload.get("hook_event_name")
+    cursor_event = name if isinstance(name, str) and name in adapter.EVENT_KINDS else compat.CLAUDE_TO_CURSOR.get(native_event)
+    if cursor_event is None:
+        return None
+    tool_name = payload.get("tool_name") if isinstance(payload.get("tool_name"), str) else ""
+    marked = {**payload, "twiceshy_via": "cursor-running-claude-code-hooks"}
+    if compat.is_duplicate(native_event, tool_name or "", payload):
+        return CoreEvent(
+            kind=compat.IGNORE,  # type: ignore[arg-type]
+            agent=AGENT,
+            native_event=native_event,
+            session_id=adapter.session_id_of(payload),
+            cwd=adapter.cwd_of(payload),
+            tool_name=tool_name or "",
+            raw=marked,
+        )
+    event = adapter.parse_payload(cursor_event, {**payload, "hook_event_name": cursor_event})
+    event.native_event = native_event  # answered by the Claude Code formatter, in Claude's shape
+    event.raw = marked
+    return event
+
+
+@hookimpl
+def agent_names() -> list[str]:
+    return [AGENT]
+
+
+@hookimpl(tryfirst=True)
+def agent_parse_payload(agent: str, native_event: str, payload: dict[str, Any]) -> CoreEvent | None:
+    if agent == AGENT:
+        return adapter.parse_payload(native_event, payload)
+    if agent == CLAUDE_AGENT and compat.is_cursor_payload(payload):
+        return parse_compat(native_event, payload)
+    return None
+
+
+@hookimpl
+def agent_format_decision(agent: str, event: CoreEvent, decision: Decision) -> NativeOutput | None:
+    if agent != AGENT:
+        return None
+    return adapter.format_decision(event, decision)
+
+
+@hookimpl
+def agent_settings_file(agent: str, scope: str, project_dir: Path) -> Path | None:
+    if agent != AGENT:
+        return None
+    return cursor_settings.settings_file(scope, project_dir)
+
+
+@hookimpl
+def agent_context_file(agent: str, project_dir: Path) -> Path | None:
+    if agent != AGENT:
+        return None
+    return cursor_settings.context_file(project_dir)
+
+
+@hookimpl
+def agent_install_hooks(agent: str, settings: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any] | None:
+    if agent != AGENT:
+        return None
+    return cursor_settings.install_hooks(settings, hook_command)
+
+
+@hookimpl
+def agent_uninstall_hooks(agent: str, settings: dict[str, Any]) -> dict[str, Any] | None:
+    if agent != AGENT:
+        return None
+    return cursor_settings.uninstall_hooks(settings)
+
+
+@hookimpl
+def agent_read_transcript(agent: str, path: Path) -> list[TranscriptEntry] | None:
+    if agent != AGENT:
+        return None
+    return transcript.read_transcript(Path(path))
