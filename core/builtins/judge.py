@@ -1,0 +1,36 @@
+"""post_tool: queue a judgement for every warning shown earlier in the session.
+
+Cheap on the hook path: it reads the session's ``shown_log`` (written by the
+recall plugin) and inserts rows into the judge queue; the verdicts are
+decided later by the engine's worker, registered here with
+:func:`twiceshy.engine.register_worker` (outside an engine,
+``twiceshy.judge.process_pending`` drains the queue synchronously).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ..context import EngineContext
+from ..engine import register_worker
+from ..hookspecs import hookimpl
+from ..judge import enqueue, make_items, run_worker
+from ..types import CoreEvent
+
+
+@register_worker
+def judge_worker(ctx: EngineContext, stop: threading.Event) -> None:
+    """The engine runs this in its own thread: drain the verdict queue."""
+    run_worker(ctx, stop)
+
+
+@hookimpl
+def post_tool(event: CoreEvent, ctx: EngineContext) -> None:
+    if not ctx.config.get("judge", "enabled"):
+        return None
+    session = ctx.session(event.session_id)
+    if not session.get("shown_log"):
+        return None
+    items = make_items(event, session, window=max(1, int(ctx.config.get("judge", "window"))))
+    enqueue(items)
+    return None
