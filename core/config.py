@@ -78,7 +78,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "promote_after": (int, 3),
         "demote_after": (int, 3),
         "principle_min_rules": (int, 3),  # rules in a cluster before a T0 principle is generalised
-        "principle_similarity": (float, 0.6),  # trigger cosine that puts two rules in one cluster
+        "principle_similarity": (float, 0.6),  # cosine of trigger+text that puts two rules in one cluster
     },
     "context": {
         "token_budget": (int, 1200),

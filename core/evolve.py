@@ -302,7 +302,9 @@ def generalise(ctx: "EngineContext", rules: list[Experience]) -> int:
     if len(rules) < cfg["principle_min_rules"]:
         return 0
     store = ctx.store
-    vectors = store.embedder.embed([r.trigger or r.text for r in rules])
+    # Cluster on what a rule is about and what it says: triggers alone are short
+    # commands that differ in their arguments ("pip install x" vs "sudo pip install y").
+    vectors = store.embedder.embed([f"{r.trigger}\n{r.text}" for r in rules])
     created = 0
     for group in _clusters(vectors, cfg["principle_similarity"]):
         members = [rules[i] for i in group]
