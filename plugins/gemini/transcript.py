@@ -27,7 +27,12 @@ Message ``type``: ``user``, ``gemini``, ``info``, ``error``, ``warning``.
 Sources: ``user`` is only what the user typed. A ``user`` record that holds
 function responses is tool output (``tool_result``), and the session-context
 record Gemini injects at start (``<session_context>…``: the GEMINI.md text,
-directory listing) is nobody's words and is skipped. ``gemini`` text is
+directory listing) is nobody's words and is skipped, and hook context that
+Gemini splices into the user's own message (``<hook_context>…</hook_context>``
+— in headless runs SessionStart context is prepended to the prompt, even in
+``displayContent``; BeforeAgent context is an extra part) is cut out, so our
+own injected lessons never come back as something the user said
+(``tests/fixtures/gemini/chat_hook_context.jsonl``). ``gemini`` text is
 ``assistant``; thoughts are skipped; tool calls are ``tool_call`` followed by
 their ``tool_result``.
 """
@@ -35,6 +40,7 @@ their ``tool_result``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +50,23 @@ from .adapter import _EXIT_CODE, _parts_text
 
 MAX_TEXT = 20_000
 
-_INJECTED_PREFIXES = ("<session_context>", "<loaded_context>", "<hook_context>", "<system-reminder>")
+_INJECTED_PREFIXES = ("<session_context>", "<loaded_context>", "<system-reminder>")
+# Hook context Gemini splices into the user's own message (SessionStart
+# context is prepended to the prompt in headless runs, BeforeAgent context is
+# appended as another part; both wrapped like this, displayContent included).
+_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.DOTALL)
+
+
+def _typed_text(value: Any) -> str:
+    """The user's own words in a user message: hook context removed, injected
+    session-context parts dropped."""
+    parts = value if isinstance(value, list) else [value]
+    kept = []
+    for part in parts:
+        text = _HOOK_CONTEXT.sub("", _parts_text(part)).strip()
+        if text and not text.startswith(_INJECTED_PREFIXES):
+            kept.append(text)
+    return "\n".join(kept)
 
 
 def _load_messages(path: Path) -> list[dict[str, Any]]:
@@ -127,8 +149,8 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
                     ))
                 continue
             typed = message.get("displayContent")
-            text = _parts_text(typed if typed is not None else content)
-            if not text.strip() or text.lstrip().startswith(_INJECTED_PREFIXES):
+            text = _typed_text(typed if typed is not None else content)
+            if not text:
                 continue
             entries.append(TranscriptEntry(role="user", source="user", text=text[:MAX_TEXT], timestamp=stamp))
         elif kind == "gemini":
