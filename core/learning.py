@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from .context import EngineContext
 
 # Lessons at least this similar (trigger cosine) are checked for contradiction.
-CONFLICT_MIN_SIMILARITY = 0.5
+CONFLICT_MIN_SIMILARITY = 0.35  # "yarn install" ~ "npm install" is 0.45 with MiniLM
 SEEN_CONFIDENCE_STEP = 0.05
 STANCE_PREFIXES = ("prefer:", "avoid:")
 
