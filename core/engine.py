@@ -56,6 +56,7 @@ MAX_CONNECTIONS = 64
 SPOOL_POLL_S = 2.0
 EVENT_LOG_MAX_BYTES = 5_000_000
 EVENT_LOG_FLUSH_S = 1.0
+WORKER_GRACE_S = 1.0  # how long shutdown waits for registered workers to return
 
 Worker = Callable[["EngineContext", threading.Event], None]
 
@@ -370,6 +371,12 @@ class Engine:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.stopping.set())
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        try:  # `kill -USR1 <pid>` dumps every thread's stack to engine.log
+            import faulthandler
+
+            faulthandler.register(signal.SIGUSR1, all_threads=True)
+        except (ImportError, AttributeError, ValueError, OSError):
+            pass
 
     def _serve(self) -> None:
         assert self._listener is not None
@@ -419,10 +426,14 @@ class Engine:
                     self.paths.port.unlink()
                 except FileNotFoundError:
                     pass
-        # Let the background finish what was acked (bounded).
+        # Let the background finish what was acked (bounded); registered
+        # workers get a short grace period (they are daemon threads).
         self._spool_wake.set()
         deadline = time.monotonic() + 10.0
-        for thread in self._threads:
+        for thread in self._threads[:2]:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        deadline = time.monotonic() + WORKER_GRACE_S
+        for thread in self._threads[2:]:
             thread.join(max(0.0, deadline - time.monotonic()))
         self.events.flush()
         if self._lock_fd is not None:
@@ -648,7 +659,7 @@ def serve(home: str | Path, idle_timeout_s: float | None = None) -> int:
         raise
 
 
-def spawn_detached(home: str | Path, python: str | None = None) -> int:
+def spawn_detached(home: str | Path, python: str | None = None, env: dict[str, str] | None = None) -> int:
     """Start an engine for ``home`` in the background (own session, output
     to ``<home>/engine.log``). Returns the child's pid."""
     import subprocess
@@ -664,6 +675,7 @@ def spawn_detached(home: str | Path, python: str | None = None) -> int:
             cwd=str(paths.home),
             start_new_session=True,
             close_fds=True,
+            env=env,
         )
     return proc.pid
 
@@ -679,15 +691,33 @@ def wait_ready(home: str | Path, timeout: float = 30.0) -> dict[str, Any] | None
     return None
 
 
+def _wait_exit(pid: int | None, deadline: float) -> None:
+    """The lock goes before the process does (interpreter teardown): wait for the pid too."""
+    while pid and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        if Path(f"/proc/{pid}/stat").exists():
+            try:
+                if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                    return  # exited; a zombie until its parent reaps it
+            except OSError:
+                return
+        time.sleep(0.05)
+
+
 def stop(home: str | Path, timeout: float = 15.0) -> bool:
     """Stop the engine of ``home``: ask politely, then SIGTERM, then SIGKILL.
     Returns True when no engine holds the lock afterwards."""
     paths = EnginePaths(home)
+    first_pid = read_pid(paths)
     asked = call(home, "stop", timeout=2.0)
     deadline = time.monotonic() + timeout
     signalled = asked is not None
     while time.monotonic() < deadline:
         if not lock_is_held(paths):
+            _wait_exit(first_pid, deadline)
             return True
         if not signalled and time.monotonic() > deadline - timeout + 0.5:
             pid = read_pid(paths)

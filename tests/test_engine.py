@@ -1,0 +1,485 @@
+"""The resident engine and the stdlib hook client, as real processes on real sockets."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from twiceshy import engine as engine_mod
+from twiceshy.hooks import client as wire
+
+CLIENT = wire.__file__
+PY = sys.executable
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def serve_pids(home: Path) -> list[int]:
+    """Every live `twiceshy serve` process for ``home`` (zombies excluded)."""
+    needle = wire.norm_home(home).encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if b"serve" in cmd and needle in cmd.split(b"\0") and state != "Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+def kill_engines(home: Path) -> None:
+    """Teardown: SIGKILL every engine of ``home`` and wait until they are gone."""
+    for pid in serve_pids(home):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    wait_for(lambda: not serve_pids(home), timeout=10, step=0.05)
+
+
+def env_for(home: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["TWICESHY_HOME"] = str(home)
+    env["TWICESHY_CONFIG_DIR"] = str(home / "config")
+    env.update(extra)
+    return env
+
+
+def start_engine(home: Path, cli: bool = False, **extra: str) -> dict:
+    """Start an engine for ``home`` and wait until it answers (via the CLI's
+    blocking `engine start`, or directly, which skips one CLI start-up)."""
+    env = env_for(home, **extra)
+    if cli:
+        proc = subprocess.run(
+            [PY, "-m", "twiceshy", "engine", "start", "--home", str(home), "--timeout", "60"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "engine ready" in proc.stdout
+    else:
+        engine_mod.spawn_detached(home, env=env)
+    old = os.environ.get("TWICESHY_ENGINE_TRANSPORT")
+    os.environ["TWICESHY_ENGINE_TRANSPORT"] = extra.get("TWICESHY_ENGINE_TRANSPORT", "unix")
+    try:
+        status = engine_mod.wait_ready(home, timeout=60)
+    finally:
+        if old is None:
+            del os.environ["TWICESHY_ENGINE_TRANSPORT"]
+        else:
+            os.environ["TWICESHY_ENGINE_TRANSPORT"] = old
+    assert status is not None, (home / "engine.log").read_text() if (home / "engine.log").exists() else "no log"
+    return status
+
+
+def hook(home: Path, event: str, payload: dict | bytes, agent: str = "claude-code", budget_ms: int = 2000, **extra: str):
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return subprocess.run(
+        [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", str(budget_ms), agent, event],
+        input=data,
+        capture_output=True,
+        env=env_for(home, **extra),
+        timeout=30,
+    )
+
+
+def learn(home: Path, text: str, trigger: str, *args: str) -> None:
+    proc = subprocess.run(
+        [PY, "-m", "twiceshy", "learn", text, "--trigger", trigger, *args],
+        env=env_for(home),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=str(home),
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def pre_tool(command: str, session: str = "s1", cwd: str = "/tmp") -> dict:
+    return {
+        "session_id": session,
+        "transcript_path": "",
+        "cwd": cwd,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_1",
+    }
+
+
+def post_tool(command: str, session: str = "s1") -> dict:
+    return {
+        "session_id": session,
+        "cwd": "/tmp",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
+    }
+
+
+def events(home: Path) -> list[dict]:
+    path = home / "events.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def wait_for(predicate, timeout: float = 20.0, step: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+@pytest.fixture
+def home(twiceshy_home: Path) -> Iterator[Path]:
+    """A data dir whose engines are always killed afterwards."""
+    yield twiceshy_home
+    kill_engines(twiceshy_home)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One engine shared by the tests that only need it up."""
+    home = tmp_path_factory.mktemp("live") / "tshome"
+    home.mkdir()
+    seed = (
+        "from twiceshy.context import make_context\n"
+        "from twiceshy.learning import store_lesson\n"
+        "ctx = make_context(None)\n"
+        "store_lesson(ctx, 'Never rm -rf the build dir; run make clean', 'rm -rf build')\n"
+        "store_lesson(ctx, 'git status lists untracked junk; clean it first', 'git status')\n"
+    )
+    subprocess.run([PY, "-c", seed], env=env_for(home), check=True, timeout=90)
+    start_engine(home, cli=True)
+    yield home
+    kill_engines(home)
+
+
+# ---------------------------------------------------------------------------
+# engine up
+# ---------------------------------------------------------------------------
+
+
+def test_warning_for_matching_pre_tool_and_lessons_learned_while_running(live: Path) -> None:
+    out = hook(live, "PreToolUse", pre_tool("rm -rf build", session="warn-1"))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    spec = data["hookSpecificOutput"]
+    assert spec["hookEventName"] == "PreToolUse"
+    assert "make clean" in spec["additionalContext"]
+    # A lesson written by another process while the engine runs is seen by its next search.
+    learn(live, "Do not force-push to main; open a PR", "git push --force origin main")
+    out = hook(live, "PreToolUse", pre_tool("git push --force origin main", session="warn-1"))
+    assert "open a PR" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_unrelated_command_gets_no_output(live: Path) -> None:
+    out = hook(live, "PreToolUse", pre_tool("docker compose up -d postgres", session="quiet"))
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+
+
+def test_read_only_command_skips_the_search(live: Path) -> None:
+    out = hook(live, "PreToolUse", pre_tool("git status && git diff --stat", session="ro"))
+    assert (out.returncode, out.stdout) == (0, b"")
+    # the same lesson does fire for a mutating command that mentions it
+    out = hook(live, "PreToolUse", pre_tool("git status > status.txt", session="ro2"))
+    assert b"untracked junk" in out.stdout
+
+
+def test_post_tool_is_acked_then_applied_in_background_and_logged(live: Path) -> None:
+    out = hook(live, "PostToolUse", post_tool("make test", session="bg"))
+    assert (out.returncode, out.stdout) == (0, b"")
+
+    def logged() -> list[dict]:
+        return [e for e in events(live) if e.get("event") == "PostToolUse" and e.get("path") == "background"]
+
+    entries = wait_for(logged)
+    assert entries and entries[-1]["kind"] == "post_tool"
+    live_entry = [e for e in events(live) if e.get("id") == entries[-1]["id"] and e["path"] == "live"]
+    assert live_entry and live_entry[0]["action"] == "queued"
+    pre = [e for e in events(live) if e.get("kind") == "pre_tool"]
+    assert pre and all(isinstance(e["ms"], float) for e in pre)
+
+
+def test_huge_payload_and_junk_requests_do_not_hurt_the_engine(live: Path) -> None:
+    big = pre_tool("rm -rf build " + "x" * 5_000_000, session="big")
+    out = hook(live, "PreToolUse", big, budget_ms=10_000)
+    assert out.returncode == 0
+    path = wire.socket_path(live)
+    for junk in (b"GET / HTTP/1.1\r\n\r\n", b"TS1 a b c 99999999999 -\n", b"\x00" * 700, b"TS1 claude-code PreToolUse i 10 -\nabc"):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(5)
+        s.connect(path)
+        s.sendall(junk)
+        s.shutdown(socket.SHUT_WR)
+        s.recv(100)
+        s.close()
+    # a client that connects and says nothing only costs itself
+    idle = socket.socket(socket.AF_UNIX)
+    idle.connect(path)
+    assert engine_mod.call(live, "ping") is not None
+    idle.close()
+    out = hook(live, "PreToolUse", b"{not json", budget_ms=2000)
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+
+
+def test_socket_and_dirs_are_private(live: Path) -> None:
+    paths = engine_mod.EnginePaths(live)
+    assert paths.socket.stat().st_mode & 0o777 == 0o600
+    assert paths.run.stat().st_mode & 0o777 == 0o700
+    status = engine_mod.call(live, "ping")
+    assert status["pid"] == engine_mod.read_pid(paths)
+    assert status["rss_bytes"] > 10_000_000
+
+
+# ---------------------------------------------------------------------------
+# fail open
+# ---------------------------------------------------------------------------
+
+
+def test_engine_down_fails_open_without_output(home: Path) -> None:
+    out = hook(home, "PreToolUse", pre_tool("rm -rf /"), TWICESHY_NO_AUTOSTART="1")
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+    assert serve_pids(home) == []
+    # a stale socket file with nobody listening is "down" too
+    path = Path(wire.socket_path(home))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(path))
+    s.close()
+    out = hook(home, "PreToolUse", pre_tool("rm -rf /"), TWICESHY_NO_AUTOSTART="1")
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        b"HTTP/1.1 200 OK\r\n\r\nhello",
+        b"TS1 2 5 0\nabc",  # promises more than it sends
+        b"TS1 2 1 0\nabcdef",  # sends more than it promises
+        b"TS1 x 0 0\n",
+        b"TS1 300 0 0\n",
+        b"",
+        None,  # never answers: the budget runs out
+    ],
+)
+def test_garbage_from_the_engine_fails_open(home: Path, reply: bytes | None) -> None:
+    path = Path(wire.socket_path(home))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(4)
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except socket.timeout:
+                continue
+            conn.recv(1 << 20)
+            if reply is None:
+                stop.wait(5)
+            else:
+                conn.sendall(reply)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        started = time.monotonic()
+        out = hook(home, "PreToolUse", pre_tool("rm -rf build"), budget_ms=300)
+        elapsed = time.monotonic() - started
+        assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+        if reply is None:
+            assert elapsed < 4.0  # gave up on its budget, did not wait for the server
+        # A post-tool event the engine did not ack is spooled, not lost.
+        out = hook(home, "PostToolUse", post_tool("make"), budget_ms=300)
+        assert out.returncode == 0
+        lines = Path(wire.spool_path(home)).read_text().splitlines()
+        assert len(lines) == 1 and json.loads(lines[0])["event"] == "PostToolUse"
+    finally:
+        stop.set()
+        thread.join(2)
+        server.close()
+
+
+def test_bad_arguments_fail_open(home: Path) -> None:
+    for args in ([], ["--home"], ["--home", str(home), "claude-code"], ["--home", str(home), "a b", "PreToolUse"]):
+        out = subprocess.run([PY, "-I", "-S", CLIENT, *args], input=b"{}", capture_output=True, timeout=10)
+        assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+
+
+def test_client_imports_only_the_standard_library() -> None:
+    code = (
+        f"import sys, runpy; sys.argv=['client.py','--home','/nonexistent/x','claude-code','PreToolUse'];"
+        f"import os; os.environ['TWICESHY_NO_AUTOSTART']='1';"
+        f"ns = runpy.run_path({CLIENT!r}, run_name='not_main'); ns['main'](sys.argv[1:]);"
+        f"print(sorted(m for m in sys.modules if 'twiceshy' in m or m in ('json','socket','shlex','subprocess')))"
+    )
+    out = subprocess.run([PY, "-I", "-S", "-c", code], input="{}", capture_output=True, text=True, timeout=10)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+# ---------------------------------------------------------------------------
+# starting and stopping
+# ---------------------------------------------------------------------------
+
+
+def test_concurrent_auto_start_gives_exactly_one_engine(home: Path) -> None:
+    payload = json.dumps(pre_tool("ls")).encode()
+    procs = [
+        subprocess.Popen(
+            [PY, "-I", "-S", CLIENT, "--home", str(home), "claude-code", "PreToolUse"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env_for(home),
+        )
+        for _ in range(8)
+    ]
+    # and, racing them, three engines started by hand (the lock must win)
+    direct = [
+        subprocess.Popen(
+            [PY, "-m", "twiceshy", "serve", "--foreground", "--home", str(home)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env_for(home),
+            start_new_session=True,
+        )
+        for _ in range(2)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(payload, timeout=30)
+        assert (proc.returncode, out, err) == (0, b"", b"")
+    assert engine_mod.wait_ready(home, timeout=60) is not None
+    # the losers exit as soon as they find the lock taken
+    assert wait_for(lambda: len(serve_pids(home)) == 1, timeout=40), serve_pids(home)
+    time.sleep(1.0)
+    assert len(serve_pids(home)) == 1, serve_pids(home)
+    losers = [p for p in direct if p.poll() is not None]
+    assert len(losers) >= 1
+    assert all(b"already running" in p.stdout.read() for p in losers)
+    # the survivor answers
+    out = hook(home, "PreToolUse", pre_tool("ls"))
+    assert out.returncode == 0 and engine_mod.call(home, "ping")["pid"] == serve_pids(home)[0]
+    assert not engine_mod.EnginePaths(home).starting.exists()
+
+
+def test_spooled_events_are_delivered_exactly_once(home: Path) -> None:
+    ids = []
+    for i in range(5):
+        out = hook(home, "PostToolUse", post_tool(f"make step{i}"), TWICESHY_NO_AUTOSTART="1")
+        assert (out.returncode, out.stdout) == (0, b"")
+    spool = Path(wire.spool_path(home))
+    lines = spool.read_text().splitlines()
+    ids = [json.loads(line)["id"] for line in lines]
+    assert len(set(ids)) == 5
+    # The same event twice (a client that gave up waiting, while the engine got it).
+    with open(spool, "a") as fh:
+        fh.write(lines[0] + "\n")
+    # pre-tool events are not spooled: they are worthless later
+    hook(home, "PreToolUse", pre_tool("rm -rf x"), TWICESHY_NO_AUTOSTART="1")
+    assert len(spool.read_text().splitlines()) == 6
+
+    start_engine(home)
+
+    def applied() -> list[str]:
+        return [e["id"] for e in events(home) if e.get("path") == "background"]
+
+    assert wait_for(lambda: len(applied()) >= 5)
+    time.sleep(2.5)  # one more drain period: nothing else may show up
+    engine_mod.call(home, "drain")
+    assert sorted(applied()) == sorted(ids)
+    assert all(e["kind"] == "post_tool" for e in events(home) if e.get("path") == "background")
+    # A restart does not apply them again.
+    assert engine_mod.stop(home)
+    start_engine(home)
+    engine_mod.call(home, "drain")
+    time.sleep(1.5)
+    assert sorted(applied()) == sorted(ids)
+
+
+def test_idle_timeout_tcp_fallback_and_long_home(tmp_path: Path) -> None:
+    long_home = tmp_path / ("d" * 60) / ("e" * 60) / "tshome"
+    long_home.mkdir(parents=True)
+    try:
+        assert wire.socket_path(long_home).startswith(f"/tmp/twiceshy-{os.getuid()}/")
+        learn(long_home, "Never rm -rf the build dir", "rm -rf build")
+        start_engine(long_home, TWICESHY_ENGINE__IDLE_TIMEOUT_S="3")
+        out = hook(long_home, "PreToolUse", pre_tool("rm -rf build"))
+        assert b"Never rm -rf the build dir" in out.stdout
+        assert wait_for(lambda: not engine_mod.lock_is_held(engine_mod.EnginePaths(long_home)), timeout=20)
+        assert not Path(wire.socket_path(long_home)).exists()
+        # Loopback TCP where Unix sockets are unavailable (forced here).
+        status = start_engine(long_home, TWICESHY_ENGINE_TRANSPORT="tcp")
+        assert status["transport"] == "tcp" and status["address"].startswith("127.0.0.1:")
+        out = hook(long_home, "PreToolUse", pre_tool("rm -rf build", session="tcp"), TWICESHY_ENGINE_TRANSPORT="tcp")
+        assert b"Never rm -rf the build dir" in out.stdout
+        # without the token from the port file the engine answers nothing
+        port = int(engine_mod.EnginePaths(long_home).port.read_text().split()[0])
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"TS1 - ping ctl 0 wrongtoken\n")
+        assert s.recv(100) == b""
+        s.close()
+    finally:
+        kill_engines(long_home)
+
+
+def test_background_workers_and_jobs_run_inside_the_engine(twiceshy_home: Path) -> None:
+    from twiceshy.context import make_context
+
+    seen: dict = {}
+
+    def judge_like_worker(ctx, stop_event) -> None:
+        seen["ctx"] = ctx
+        stop_event.wait()
+        seen["stopped"] = True
+
+    engine_mod.register_worker(judge_like_worker)
+    engine_mod.register_worker(judge_like_worker)  # idempotent
+    try:
+        eng = engine_mod.Engine(twiceshy_home, ctx=make_context(None), idle_timeout_s=0)
+        thread = threading.Thread(target=eng.run, daemon=True)
+        thread.start()
+        assert engine_mod.wait_ready(twiceshy_home, timeout=60) is not None
+        assert engine_mod.current_engine() is eng
+        done = threading.Event()
+        assert engine_mod.submit(done.set) is True
+        assert done.wait(5)
+        status = engine_mod.call(twiceshy_home, "ping")
+        assert status["workers"].count("judge_like_worker") == 1
+        assert engine_mod.call(twiceshy_home, "stop")["stopping"] is True
+        thread.join(20)
+        assert not thread.is_alive()
+        assert seen["ctx"] is eng.ctx and seen["stopped"] is True
+        assert engine_mod.current_engine() is None
+        flag = []
+        assert engine_mod.submit(flag.append, 1) is False and flag == [1]  # no engine: inline
+    finally:
+        engine_mod.BACKGROUND_WORKERS.remove(judge_like_worker)
