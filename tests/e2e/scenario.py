@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -64,6 +65,16 @@ class Outcome:
         return [e for e in self.events if e.get("agent") == self.agent and e.get("event") == native_event]
 
 
+def wait_for_event(events_file: Path, needle: str, timeout_s: float = 10.0) -> bool:
+    """Poll the engine's event log (flushed about once a second) for ``needle``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if events_file.exists() and needle in events_file.read_text():
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def run_scenario(
     agent: str,
     settings_file: str,
@@ -90,6 +101,9 @@ def run_scenario(
         before = [{"id": "-", "text": WARN_LESSON}, {"id": "-", "text": DENY_LESSON}]
         with server:
             proc = driver("create the files", project, agent_home, server)
+        # Some CLIs (Gemini) do not wait for their SessionEnd hook: let it reach
+        # the engine before stopping it, or the hook client would start a new one.
+        wait_for_event(home / "events.jsonl", '"SessionEnd"')
         # Stopping drains the engine's queue (session-end extraction) and flushes its event log.
         ts("engine", "stop")
         after = ts.lessons(cwd=project)
