@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .conftest import Twiceshy, base_env, stop_engine
+from .conftest import Twiceshy, base_env, require_cli, stop_engine
 from .fake_anthropic import TextStep, ToolStep
 from .fake_base import FakeServer
 
@@ -76,12 +76,14 @@ def wait_for_event(events_file: Path, needle: str, timeout_s: float = 10.0) -> b
 
 
 def run_scenario(
+    cli: str,
     agent: str,
     settings_file: str,
     tmp: Path,
     server: FakeServer,
     driver: Callable[[str, Path, Path, FakeServer], subprocess.CompletedProcess[str]],
 ) -> Outcome:
+    require_cli(cli)  # fail fast, before the slow setup, if CI did not install it
     home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
     for path in (home, project, agent_home):
         path.mkdir(parents=True, exist_ok=True)

@@ -26,8 +26,8 @@ AGENT = "claude-code"
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     steps = script_steps("Bash", lambda cmd: {"command": cmd, "description": "run it"})
-    return run_scenario(AGENT, ".claude/settings.json", tmp_path_factory.mktemp("cc"), FakeAnthropic(steps=steps),
-                        run_claude)
+    tmp = tmp_path_factory.mktemp("cc")
+    return run_scenario("claude", AGENT, ".claude/settings.json", tmp, FakeAnthropic(steps=steps), run_claude)
 
 
 def _result(outcome: Outcome) -> dict:

@@ -26,8 +26,8 @@ AGENT = "codex"
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     steps = script_steps("shell", lambda cmd: {"command": cmd})
-    return run_scenario(AGENT, ".codex/hooks.json", tmp_path_factory.mktemp("codex"), FakeResponses(steps=steps),
-                        run_codex)
+    tmp = tmp_path_factory.mktemp("codex")
+    return run_scenario("codex", AGENT, ".codex/hooks.json", tmp, FakeResponses(steps=steps), run_codex)
 
 
 def _items(outcome: Outcome) -> list[dict]:

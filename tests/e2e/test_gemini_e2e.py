@@ -27,8 +27,8 @@ AGENT = "gemini"
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     steps = script_steps(SHELL_TOOL, lambda cmd: {"command": cmd, "description": "run it"})
-    return run_scenario(AGENT, ".gemini/settings.json", tmp_path_factory.mktemp("gemini"), FakeGemini(steps=steps),
-                        run_gemini)
+    tmp = tmp_path_factory.mktemp("gemini")
+    return run_scenario("gemini", AGENT, ".gemini/settings.json", tmp, FakeGemini(steps=steps), run_gemini)
 
 
 def _result(outcome: Outcome) -> dict:
