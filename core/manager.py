@@ -42,6 +42,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "engine": "twiceshy.builtins.engine",  # serve, engine start/stop/status
     "guidance": "twiceshy.builtins.guidance",  # observe, suggest, projects, health, mcp
     "operator": "twiceshy.builtins.operator",  # doctor, stats, export/import, ui
+    "demo": "twiceshy.builtins.demo",  # the whole loop in a throwaway home
 }
 
 
