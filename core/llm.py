@@ -57,6 +57,7 @@ class LLMStats:
     background spend is visible, not hidden."""
 
     calls: int = 0
+    not_ready: int = 0  # hot-path calls answered None while litellm was still importing
     ok: int = 0
     timeouts: int = 0
     errors: int = 0
@@ -230,17 +231,28 @@ def complete(
     timeout: float | None = None,
     system: str | None = None,
     where: str = "llm",
+    on_hot_path: bool = False,
 ) -> str | None:
     """Ask the configured model; ``None`` if none is configured or on any failure.
 
     ``timeout`` (seconds, default ``llm.timeout_s``) bounds the whole call,
     retries and backoff included, by the wall clock. ``where`` labels errors
     in the error log (e.g. ``"ranking"``, ``"judge"``).
+
+    litellm's import (seconds) is paid before the deadline starts — except
+    ``on_hot_path``: then, until the import is done (see :func:`warm_up`),
+    the call starts it in the background and returns ``None`` at once.
     """
     try:
         cfg = settings(ctx)
         if not cfg.get("model"):
             return None
+        if not is_imported():
+            if on_hot_path:
+                warm_up()
+                STATS.add(not_ready=1)
+                return None
+            litellm_module()
         limit = float(timeout if timeout is not None else cfg.get("timeout_s") or 1.5)
         deadline = time.monotonic() + limit
         messages = []

@@ -262,7 +262,9 @@ def llm_filter(ctx: "EngineContext", event: CoreEvent, candidates: list[Candidat
         if cached is not None:
             _cache.move_to_end(key)
     if cached is None:
-        answer = llm.complete(ctx, filter_prompt(event, top), max_tokens=24, system=FILTER_SYSTEM, where="ranking")
+        answer = llm.complete(
+            ctx, filter_prompt(event, top), max_tokens=24, system=FILTER_SYSTEM, where="ranking", on_hot_path=True
+        )
         numbers = parse_numbers(answer, len(top))
         if numbers is None:
             if answer is not None:

@@ -272,6 +272,7 @@ def server():
 
 def llm_ctx(monkeypatch, tmp_path, server, **overrides):
     llm.litellm_module()
+    overrides.setdefault("timeout_s", 10.0)  # generous: a loaded CI box must not flake the answer paths
     for name, value in llm_env(server, **overrides).items():
         monkeypatch.setenv(name, value)
     return make_context(tmp_path)

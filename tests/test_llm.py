@@ -32,6 +32,7 @@ def server():
 
 
 def llm_ctx(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, server: FakeLLMServer, **overrides):
+    overrides.setdefault("timeout_s", 10.0)  # generous: a loaded CI box must not flake the answer paths
     for name, value in llm_env(server, **overrides).items():
         monkeypatch.setenv(name, value)
     return make_context(tmp_path)
@@ -90,33 +91,47 @@ def test_slow_answer_past_timeout_returns_none_on_time(monkeypatch, tmp_path, se
     start = time.monotonic()
     assert llm.complete(ctx, "hello") is None
     elapsed = time.monotonic() - start
-    assert 0.5 <= elapsed < 1.0, elapsed
+    assert 0.55 <= elapsed < 1.2, elapsed
     assert any(e["where"] == "llm.llm" for e in recent_errors())
 
 
-def test_hard_timeout_holds_even_while_litellm_is_blocked(monkeypatch, tmp_path, server) -> None:
-    # Simulate a stalled import/pre-processing: the worker thread is stuck on
-    # the import lock; the caller must still get None at the deadline.
+def test_hard_timeout_holds_when_litellm_itself_stalls(monkeypatch, tmp_path, server) -> None:
+    # A stall that litellm's own HTTP timeout does not cover (pre-processing,
+    # a hung DNS lookup ...): the caller still gets None at the deadline.
     ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=0.3)
-    monkeypatch.setattr(llm, "_litellm", None)
-    with llm._import_lock:
+    monkeypatch.setattr(llm.litellm_module(), "completion", lambda **kw: time.sleep(3))
+    start = time.monotonic()
+    assert llm.complete(ctx, "hello") is None
+    elapsed = time.monotonic() - start
+    assert 0.28 <= elapsed < 0.9, elapsed
+
+
+def test_hot_path_never_waits_for_the_import(monkeypatch, tmp_path, server) -> None:
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
+    real = llm.litellm_module()
+    monkeypatch.setattr(llm, "_litellm", None)  # as if not imported yet
+    with llm._import_lock:  # and the import is slow
         start = time.monotonic()
-        assert llm.complete(ctx, "hello") is None
-        elapsed = time.monotonic() - start
-    assert 0.25 <= elapsed < 0.6, elapsed
-    assert server.requests == []
+        assert llm.complete(ctx, "hello", on_hot_path=True) is None
+        assert time.monotonic() - start < 0.1
+    deadline = time.monotonic() + 10
+    while not llm.is_imported() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert llm._litellm is real  # the background warm-up finished the import
+    assert llm.complete(ctx, "hello", on_hot_path=True) == "1"
+    assert len(server.requests) == 1
 
 
 def test_500s_are_retried_at_most_max_retries(monkeypatch, tmp_path, server) -> None:
     server.set_script([("500",)])
-    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=3.0, max_retries=2)
+    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=10.0, max_retries=2)
     assert llm.complete(ctx, "hello") is None
     assert len(server.requests) == 3  # 1 + max_retries
 
 
 def test_retry_then_success(monkeypatch, tmp_path, server) -> None:
     server.set_script([("500",), ("answer", "IGNORED")])
-    ctx = llm_ctx(monkeypatch, tmp_path, server, timeout_s=3.0)
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
     assert llm.complete(ctx, "hello") == "IGNORED"
     assert len(server.requests) == 2
 
@@ -129,7 +144,7 @@ def test_retries_never_cross_the_deadline(monkeypatch, tmp_path, server) -> None
     start = time.monotonic()
     assert llm.complete(ctx, "hello") is None
     elapsed = time.monotonic() - start
-    assert elapsed < 1.25, elapsed
+    assert elapsed < 1.3, elapsed
     assert 1 <= len(server.requests) <= 3
     # No request was started after the deadline.
     assert max(server.request_times) - start < 1.0

@@ -40,6 +40,7 @@ def bash(command: str, session: str = "s1", cwd: str = "/tmp/proj", **raw) -> Co
 
 
 def with_llm(monkeypatch, tmp_path: Path, server: FakeLLMServer, **overrides):
+    overrides.setdefault("timeout_s", 10.0)  # generous: a loaded CI box must not flake the answer paths
     for name, value in llm_env(server, **overrides).items():
         monkeypatch.setenv(name, value)
     return make_context(tmp_path)

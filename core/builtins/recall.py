@@ -79,7 +79,7 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
         return None
     session["warnings"] += len(shown)
     _remember(session, event, shown, kind="warn")
-    _count_hits(ctx, [c.exp.id for c in shown])
+    _count_hits_later(ctx, [c.exp.id for c in shown])
     matches = [c.to_match() for c in shown]
     return Decision(action="warn", context=format_warning(matches), matches=matches)
 
@@ -109,6 +109,14 @@ def _remember(session: dict[str, Any], event: CoreEvent, shown: list[Candidate],
                 "closed": False,
             }
         )
+
+
+def _count_hits_later(ctx: EngineContext, ids: list[str]) -> None:
+    """A store write is 10+ ms: inside the engine it runs on the jobs thread,
+    elsewhere (CLI, tests) inline."""
+    from ..engine import submit
+
+    submit(_count_hits, ctx, ids)
 
 
 def _count_hits(ctx: EngineContext, ids: list[str]) -> None:
