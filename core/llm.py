@@ -48,6 +48,8 @@ MIN_ATTEMPT_S = 0.05
 _import_lock = threading.Lock()
 _litellm: Any = None
 _import_error: BaseException | None = None
+_warm_lock = threading.Lock()
+_warming: threading.Thread | None = None
 
 
 @dataclass
@@ -124,18 +126,20 @@ def warm_up(ctx: "EngineContext | None" = None) -> threading.Thread | None:
     into the heuristics instead of stalling the agent for the import."""
     if ctx is not None and not is_configured(ctx):
         return None
-    if is_imported():
-        return None
+    global _warming
+    with _warm_lock:
+        if is_imported() or (_warming is not None and _warming.is_alive()):
+            return None
 
-    def _run() -> None:
-        try:
-            litellm_module()
-        except BaseException as exc:
-            record_error("llm.import", exc)
+        def _run() -> None:
+            try:
+                litellm_module()
+            except BaseException as exc:
+                record_error("llm.import", exc)
 
-    thread = threading.Thread(target=_run, name="twiceshy-llm-import", daemon=True)
-    thread.start()
-    return thread
+        _warming = threading.Thread(target=_run, name="twiceshy-llm-import", daemon=True)
+        _warming.start()
+        return _warming
 
 
 def _api_key(cfg: dict[str, Any]) -> str | None:
