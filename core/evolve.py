@@ -194,6 +194,9 @@ def run_cycle(ctx: "EngineContext", now: float | None = None) -> dict[str, int]:
             store.update(exp)
         survivors.append(exp)
     counts["principles"] = generalise(ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by])
+    from .projects import promote_cross_project  # guidance: a lesson proven in N projects goes global
+
+    counts["globalised"] = promote_cross_project(ctx)
     prune_session_files(now=now)
     state["last_run"] = now
     state["last_counts"] = counts

@@ -154,6 +154,18 @@ def _vectors(store: Any, exps: list[Experience]) -> Any:
     return np.asarray(store.embedder.embed([e.trigger or e.text for e in exps]), dtype=np.float32)
 
 
+def _relates_to_pairs(store: Any, exps: list[Experience]) -> list[tuple[str, str]]:
+    """Every relates-to edge, read in one query (per-lesson lookups cost 2 queries each)."""
+    edges = getattr(store, "_edges", None)
+    if edges is not None:
+        try:
+            got = edges.get(where={"type": "relates-to"}, include=["metadatas"])
+            return [(m["src"], m["dst"]) for m in got["metadatas"]]
+        except Exception:
+            pass
+    return [(e.id, other) for e in exps for other, _ in store.neighbours(e.id, edge_types=("relates-to",))]
+
+
 def _clusters(ctx: "EngineContext", exps: list[Experience], threshold: float) -> list[list[Experience]]:
     import numpy as np
 
@@ -183,10 +195,9 @@ def _clusters(ctx: "EngineContext", exps: list[Experience], threshold: float) ->
             if c > i:
                 union(i, c)
     index = {e.id: i for i, e in enumerate(exps)}
-    for i, exp in enumerate(exps):
-        for other, _ in ctx.store.neighbours(exp.id, edge_types=("relates-to",)):
-            if other in index:
-                union(i, index[other])
+    for src, dst in _relates_to_pairs(ctx.store, exps):
+        if src in index and dst in index:
+            union(index[src], index[dst])
     groups: dict[int, list[Experience]] = {}
     for i, exp in enumerate(exps):
         groups.setdefault(find(i), []).append(exp)

@@ -91,3 +91,13 @@ def test_cli_projects_json(tmp_path: Path) -> None:
     rows = json.loads(out.stdout)
     assert rows[0]["project"] == "global" and any(r["sessions"] == 1 for r in rows[1:])
     assert "promoted 0" in out.stderr
+
+
+def test_evolve_cycle_promotes_cross_project(ctx) -> None:
+    from twiceshy.evolve import run_cycle
+
+    for p in ("p1-aaaa", "p2-bbbb", "p3-cccc"):
+        ctx.store.add(_lesson("Quote paths with spaces", "rm -rf $dir/build", p, seen_count=2))
+    counts = run_cycle(ctx)
+    assert counts["globalised"] == 1
+    assert sum(1 for e in ctx.store.all() if e.project is None and not e.superseded_by) == 1
