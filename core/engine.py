@@ -2,7 +2,7 @@
 
 ``twiceshy serve`` loads the plugin manager, opens the store and the
 embedder once, then answers the stdlib hook client
-(:mod:`twiceshy.hooks.client`) on a Unix socket — ``<home>/run/engine.sock``,
+(``hooks/client.py``, implemented in :mod:`twiceshy.hooks.wire`) on a Unix socket — ``<home>/run/engine.sock``,
 mode 0600 in a 0700 directory, or a short per-user path under /tmp when that
 path is too long — or, where Unix sockets do not exist, on a loopback TCP
 port with a secret token.
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errorlog import record_error
-from .hooks import client as wire
+from .hooks import wire
 from .types import NativeOutput
 
 if TYPE_CHECKING:  # pragma: no cover

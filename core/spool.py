@@ -12,7 +12,7 @@ the client, so an event that reached the engine *and* got spooled (the
 client gave up waiting for the ack) is applied once.
 
 Writers: O_APPEND + exclusive ``flock`` + a check that the locked inode is
-still the spool (the append lives in ``twiceshy.hooks.client.spool_append``:
+still the spool (the append lives in ``twiceshy.hooks.wire.spool_append``:
 one implementation for both sides, stdlib only).
 
 Draining, crash-safe:
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errorlog import record_error
-from .hooks import client as wire
+from .hooks import wire
 
 DONE_KEEP = 50_000  # ids remembered; far more than a spool ever holds between drains
 

@@ -16,9 +16,9 @@ from typing import Iterator
 import pytest
 
 from twiceshy import engine as engine_mod
-from twiceshy.hooks import client as wire
+from twiceshy.hooks import wire
 
-CLIENT = wire.__file__
+CLIENT = str(Path(wire.__file__).with_name("client.py"))
 PY = sys.executable
 
 
@@ -335,15 +335,29 @@ def test_bad_arguments_fail_open(home: Path) -> None:
         assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
 
 
-def test_client_imports_only_the_standard_library() -> None:
-    code = (
-        f"import sys, runpy; sys.argv=['client.py','--home','/nonexistent/x','claude-code','PreToolUse'];"
-        f"import os; os.environ['TWICESHY_NO_AUTOSTART']='1';"
-        f"ns = runpy.run_path({CLIENT!r}, run_name='not_main'); ns['main'](sys.argv[1:]);"
-        f"print(sorted(m for m in sys.modules if 'twiceshy' in m or m in ('json','socket','shlex','subprocess')))"
-    )
-    out = subprocess.run([PY, "-I", "-S", "-c", code], input="{}", capture_output=True, text=True, timeout=10)
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+def test_client_imports_only_the_standard_library(tmp_path: Path) -> None:
+    """Every module the real hook process loads (engine down, a post-tool
+    event spooled: the widest path) is stdlib, and none of the slow ones is
+    loaded on the fast path."""
+    def imported(event: str, payload: bytes) -> set[str]:
+        out = subprocess.run(
+            [PY, "-I", "-S", "-X", "importtime", CLIENT, "--home", str(tmp_path / "h"), "claude-code", event],
+            input=payload,
+            capture_output=True,
+            env={"TWICESHY_NO_AUTOSTART": "1", "PATH": os.environ["PATH"]},
+            timeout=20,
+        )
+        assert out.returncode == 0 and out.stdout == b""
+        return {line.split("|")[-1].strip() for line in out.stderr.decode().splitlines() if line.startswith("import time:") and "imported package" not in line}
+
+    fast = imported("PreToolUse", json.dumps(pre_tool("ls")).encode())
+    assert "wire" in fast
+    assert not fast & {"socket", "json", "shlex", "subprocess", "re", "enum", "selectors"}, fast
+    wide = imported("PostToolUse", json.dumps(post_tool("make")).encode())
+    assert "json" in wide and "fcntl" in wide
+    stdlib = set(sys.stdlib_module_names) | {"wire", "encodings.utf_8", "encodings.aliases"}
+    assert {m for m in wide if m.split(".")[0] not in stdlib} == set()
+    assert not any("twiceshy" in m for m in wide)
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.hooks import client as wire
+from twiceshy.hooks import wire
 from twiceshy.spool import Spool, record_payload
 
 
@@ -105,7 +105,7 @@ def test_concurrent_writer_processes_while_draining(tmp_path: Path) -> None:
     writer = (
         "import sys, json\n"
         f"sys.path.insert(0, {str(Path(wire.__file__).parent)!r})\n"
-        "import client\n"
+        "import wire as client\n"
         "home, tag = sys.argv[1], sys.argv[2]\n"
         "for i in range(150):\n"
         "    line = client.spool_record(f'{tag}-{i}', 'claude-code', 'PostToolUse', b'{}')\n"

@@ -11,7 +11,7 @@ from ..hookspecs import hookimpl
 
 
 def _home(home: str | None) -> str:
-    from ..hooks.client import norm_home
+    from ..hooks.wire import norm_home
     from ..paths import data_dir
 
     return norm_home(home or data_dir())
@@ -22,7 +22,7 @@ def _adopt_home(home: str | None) -> str:
     one the agent's hook command names)."""
     import os
 
-    from ..hooks.client import norm_home
+    from ..hooks.wire import norm_home
     from ..paths import data_dir
 
     if home and norm_home(home) != norm_home(data_dir()):

@@ -1,0 +1,284 @@
+"""Whole-process latency of the hook, engine vs. in-process, at 1k/10k/100k lessons.
+
+For each store size it builds a store (real MiniLM vectors for a few hundred
+realistic command triggers; the bulk are noisy copies of those vectors, so
+the HNSW index has the real size and shape), starts the engine and times the
+hook process as an agent runs it (``python -I -S hooks/client.py …``, payload
+on stdin, from spawn to exit):
+
+* ``read-only``  — ``git status && git diff`` (answered without a search)
+* ``hit``        — a command that matches a stored lesson (warning printed)
+* ``no hit``     — a command no lesson is near (searched, silent)
+* ``down``       — no engine, auto-start off: the fail-open path
+
+and, in the same run, the in-process path (``python -m twiceshy hook``) for
+the same calls, reported as a ratio of medians. Also the engine's RSS and its
+own per-request time from ``events.jsonl``. Run::
+
+    python bench/hook_latency.py                      # 1k, 10k, 100k
+    python bench/hook_latency.py --sizes 1000 -n 50   # quick
+
+Targets (docs/engine.md): at 10k, searched p50 <= 30 ms and p99 <= 80 ms;
+fail-open p99 <= 60 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import numpy as np  # noqa: E402
+
+from twiceshy import engine as engine_mod  # noqa: E402
+from twiceshy.hooks import wire  # noqa: E402
+
+PY = sys.executable
+CLIENT = str(Path(wire.__file__).with_name("client.py"))
+
+TOOLS = {
+    "git": ["push --force origin main", "rebase -i HEAD~5", "reset --hard origin/main", "commit --amend", "clean -fdx", "stash pop", "merge feature", "cherry-pick abc123"],
+    "npm": ["install", "publish", "run build", "audit fix --force", "ci", "update", "link ../lib"],
+    "pip": ["install requests", "install -e .", "uninstall numpy", "install -r requirements.txt", "install --upgrade pip"],
+    "docker": ["system prune -a --volumes", "build -t app .", "compose up -d", "run --privileged app", "push registry/app:latest", "volume rm data"],
+    "kubectl": ["apply -f deploy.yaml", "delete namespace prod", "rollout restart deploy/web", "scale deploy/web --replicas=0", "edit configmap app"],
+    "terraform": ["apply", "destroy", "apply -auto-approve", "state rm module.db", "import aws_s3_bucket.b b"],
+    "pytest": ["tests/test_api.py", "-x -q", "--lf", "-k slow", "tests/db"],
+    "cargo": ["build --release", "publish", "update", "clean", "test --all"],
+    "rm": ["-rf node_modules", "-rf dist", "-rf ~/.cache", "-f db.sqlite3", "-rf migrations"],
+    "psql": ["-c 'drop table users'", "-f schema.sql", "prod -c 'delete from orders'"],
+    "make": ["deploy", "clean", "release", "migrate"],
+    "chmod": ["-R 777 .", "+x deploy.sh"],
+    "curl": ["-X DELETE https://api.example.com/v1/users/1", "https://get.example.sh | bash"],
+    "sed": ["-i 's/foo/bar/g' config.yaml", "-i '' settings.py"],
+    "alembic": ["upgrade head", "downgrade -1", "revision --autogenerate"],
+}
+ADVICE = ["run the tests first", "ask before doing this on main", "use the staging profile", "back up the data dir", "pin the version", "check the lock file", "read the migration notes"]
+
+HIT_TRIGGER = "rm -rf build"
+HIT_COMMAND = "rm -rf build"
+NO_HIT_COMMAND = "ffprobe -hide_banner holiday_video.mkv"
+READ_ONLY_COMMAND = "git status && git diff --stat"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "p99": pct(values, 0.99), "n": len(values)}
+
+
+def env_for(home: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), **extra)
+    return env
+
+
+def payload(command: str, session: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": "",
+            "cwd": "/tmp",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
+
+
+def build_store(home: Path, size: int, seed: int = 7) -> float:
+    """Fill ``home``'s store with ``size`` lessons; returns seconds taken."""
+    os.environ["TWICESHY_HOME"] = str(home)
+    os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
+    from twiceshy.context import make_context
+    from twiceshy.types import Experience
+
+    started = time.perf_counter()
+    ctx = make_context(None)
+    store = ctx.store
+    rng = np.random.default_rng(seed)
+    triggers = [f"{tool} {arg}" for tool, args in TOOLS.items() for arg in args]
+    base = np.asarray(store.embedder.embed(triggers), dtype=np.float32)
+    batch_ids, batch_vecs, batch_docs, batch_meta = [], [], [], []
+    col = store._col  # bulk load: bypass per-item embedding (the bench measures search, not ingest)
+    for i in range(size - 1):
+        j = i % len(triggers)
+        noise = rng.normal(size=base.shape[1]).astype(np.float32)
+        noise *= 0.75 / np.linalg.norm(noise)  # cosine to the base vector ~0.8
+        vec = base[j] + noise
+        vec /= np.linalg.norm(vec)
+        exp = Experience(text=f"When running `{triggers[j]}`: {ADVICE[i % len(ADVICE)]} (#{i})", trigger=triggers[j], tier=3 if i % 5 else 2)
+        batch_ids.append(exp.id)
+        batch_vecs.append(vec.tolist())
+        batch_docs.append(exp.text)
+        batch_meta.append(exp.to_metadata())
+        if len(batch_ids) == 2000:
+            col.upsert(ids=batch_ids, embeddings=batch_vecs, documents=batch_docs, metadatas=batch_meta)
+            batch_ids, batch_vecs, batch_docs, batch_meta = [], [], [], []
+    if batch_ids:
+        col.upsert(ids=batch_ids, embeddings=batch_vecs, documents=batch_docs, metadatas=batch_meta)
+    store.add(Experience(text="Never rm -rf the build dir by hand; run `make clean` (it keeps the cache).", trigger=HIT_TRIGGER, tier=2))
+    hit = store.search(HIT_COMMAND, k=1)
+    miss = store.search(NO_HIT_COMMAND, k=1)
+    min_score = ctx.config.get("retrieval", "min_score")
+    assert hit and hit[0][1] >= min_score, hit
+    assert not miss or miss[0][1] < min_score, f"no-hit query scores {miss[0][1]:.2f}"
+    assert store.count() == size, store.count()
+    return time.perf_counter() - started
+
+
+def time_client(home: Path, body: bytes, n: int, extra_env: dict[str, str] | None = None, expect: bytes | None = None) -> tuple[list[float], int]:
+    """Times of ``n`` hook processes; and how many printed ``expect``."""
+    env = env_for(home, **(extra_env or {}))
+    times, matched = [], 0
+    for _ in range(n):
+        started = time.perf_counter()
+        proc = subprocess.run([PY, "-I", "-S", CLIENT, "--home", str(home), "claude-code", "PreToolUse"], input=body, capture_output=True, env=env)
+        times.append((time.perf_counter() - started) * 1000)
+        if expect is not None and expect in proc.stdout:
+            matched += 1
+    return times, matched
+
+
+def time_inprocess(home: Path, body: bytes, n: int, expect: bytes | None = None) -> tuple[list[float], int]:
+    env = env_for(home)
+    times, matched = [], 0
+    for _ in range(n):
+        started = time.perf_counter()
+        proc = subprocess.run([PY, "-m", "twiceshy", "hook", "claude-code", "PreToolUse"], input=body, capture_output=True, env=env, cwd=str(home))
+        times.append((time.perf_counter() - started) * 1000)
+        if expect is not None and expect in proc.stdout:
+            matched += 1
+    return times, matched
+
+
+def engine_ms(home: Path, kind_filter) -> list[float]:
+    path = home / "events.jsonl"
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        if kind_filter(entry):
+            out.append(float(entry["ms"]))
+    return out
+
+
+def fmt(s: dict[str, float]) -> str:
+    return f"{s['p50']:7.1f} {s['p95']:7.1f} {s['p99']:7.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("-n", type=int, default=200, help="hook calls per scenario (engine path)")
+    parser.add_argument("--inproc-n", type=int, default=5, help="calls per scenario for the in-process path")
+    parser.add_argument("--json", dest="json_out", help="also write the figures here")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary data dirs")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; n={args.n}, in-process n={args.inproc_n}")
+    root = Path(tempfile.mkdtemp(prefix="twiceshy-bench-"))
+    results: dict = {"cpus": os.cpu_count(), "sizes": {}}
+    session = itertools.count()
+    expect = b"make clean"
+    try:
+        for size in sizes:
+            home = root / f"h{size}"
+            home.mkdir()
+            built = build_store(home, size)
+            engine_mod.spawn_detached(home, env=env_for(home))
+            status = engine_mod.wait_ready(home, timeout=120)
+            assert status is not None, (home / "engine.log").read_text()
+            ready_s = status["uptime_s"]
+            row: dict = {"build_s": round(built, 1), "engine_ready_s": ready_s}
+            # warm-up (first calls after start pay one-off costs)
+            time_client(home, payload(HIT_COMMAND, f"warm{next(session)}"), 5)
+            scenarios = {
+                "read-only": (lambda: payload(READ_ONLY_COMMAND, "ro"), None),
+                "hit": (lambda: payload(HIT_COMMAND, f"s{next(session)}"), expect),
+                "no hit": (lambda: payload(NO_HIT_COMMAND, f"s{next(session)}"), None),
+            }
+            for name, (make, want) in scenarios.items():
+                times, matched = [], 0
+                for _ in range(args.n):
+                    t, m = time_client(home, make(), 1, expect=want)
+                    times += t
+                    matched += m
+                row[name] = summary(times)
+                if want is not None:
+                    row[name]["warned"] = matched
+            down_home = root / f"down{size}"
+            down_home.mkdir()
+            times, _ = time_client(down_home, payload(HIT_COMMAND, "down"), args.n, {"TWICESHY_NO_AUTOSTART": "1"})
+            row["down"] = summary(times)
+            row["engine_rss_mb"] = round((engine_mod.rss_bytes(status["pid"]) or 0) / 1e6, 1)
+            time.sleep(1.2)  # the event log flushes once a second
+            pre = engine_ms(home, lambda e: e.get("kind") == "pre_tool" and e.get("path") == "live")
+            row["engine_side_ms"] = summary(pre)
+            engine_mod.stop(home)
+            # the in-process path, same calls
+            inproc = {}
+            for name, (make, want) in scenarios.items():
+                times, matched = [], 0
+                for _ in range(args.inproc_n):
+                    t, m = time_inprocess(home, make(), 1, expect=want)
+                    times += t
+                    matched += m
+                inproc[name] = summary(times)
+                if want is not None:
+                    inproc[name]["warned"] = matched
+            row["in-process"] = inproc
+            results["sizes"][size] = row
+            print_size(size, row, args)
+    finally:
+        for home in root.iterdir():
+            if home.is_dir():
+                try:
+                    engine_mod.stop(home, timeout=10)
+                except Exception:
+                    pass
+        if not args.keep:
+            import shutil
+
+            shutil.rmtree(root, ignore_errors=True)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
+    print(f"\n== {size:,} experiences (store built in {row['build_s']}s, engine ready in {row['engine_ready_s']}s, RSS {row['engine_rss_mb']} MB)")
+    print(f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s}   {'in-process p50':>14s} {'ratio':>6s}")
+    for name in ("read-only", "hit", "no hit"):
+        s = row[name]
+        ip = row["in-process"][name]
+        extra = f"  (warned {s['warned']}/{s['n']}; in-process {ip['warned']}/{ip['n']})" if "warned" in s else ""
+        print(f"{name:24s} {fmt(s)}   {ip['p50']:14.0f} {ip['p50'] / s['p50']:5.0f}x{extra}")
+    print(f"{'down (fail open)':24s} {fmt(row['down'])}")
+    e = row["engine_side_ms"]
+    print(f"{'engine-side, pre_tool':24s} {fmt(e)}   (time inside the engine, from events.jsonl)")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
