@@ -193,7 +193,7 @@ def run_cycle(ctx: "EngineContext", now: float | None = None) -> dict[str, int]:
         if changed:
             store.update(exp)
         survivors.append(exp)
-    counts["principles"] = generalise(ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by])
+    counts["principles"] = generalise(ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by and "review:held" not in e.tags])
     from .projects import promote_cross_project  # guidance: a lesson proven in N projects goes global
 
     counts["globalised"] = promote_cross_project(ctx)

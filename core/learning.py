@@ -33,6 +33,7 @@ from .extractors import commands_compatible, normalize, program_of, similarity, 
 from .paths import data_dir
 from .project import fingerprint
 from .redact import redact
+from .review import classify as review_reasons, hold_tags
 from .types import CoreEvent, Experience, LessonCandidate, LessonMatch, Tier
 
 if TYPE_CHECKING:
@@ -123,13 +124,15 @@ def store_lesson(
     now = time.time() if now is None else now
     text, trigger = redact(text.strip()), redact((trigger or text).strip())
     tags = [redact(t) for t in (tags or [])]
+    held = review_reasons(text)  # poisoning guard: risky advice waits for `twiceshy review`
     dedup = ctx.config.get("learning", "dedup_threshold")
     related = ctx.config.get("learning", "related_threshold")
     nearest = store.search(trigger, k=5, project=project)
     # Dedup compares what the lesson is about, within the same scope; a
     # superseded lesson is history, not something to count again.
     same_scope = [(e, s) for e, s in nearest if e.project == project and not e.superseded_by]
-    conflicting = [e for e, s in same_scope if s >= CONFLICT_MIN_SIMILARITY and contradicts(tags, e.tags)]
+    # A held lesson must not demote the lessons it contradicts before anyone approved it.
+    conflicting = [e for e, s in same_scope if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(tags, e.tags)]
     # Same lesson: similar enough, and (for two commands) the same program,
     # subcommand and arguments — embeddings rate "git stash" ~ "git stash pop" 0.9.
     same = [(e, s) for e, s in same_scope if s >= dedup and commands_compatible(trigger, e.trigger)]
@@ -152,7 +155,7 @@ def store_lesson(
         trigger=trigger,
         kind=kind,
         project=project,
-        tags=tags,
+        tags=tags + hold_tags(held),
         confidence=confidence,
         source=source,
         topic=topic if topic is not None else topic_of(trigger),

@@ -43,6 +43,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "guidance": "twiceshy.builtins.guidance",  # observe, suggest, projects, health, mcp
     "operator": "twiceshy.builtins.operator",  # doctor, stats, export/import, ui
     "demo": "twiceshy.builtins.demo",  # the whole loop in a throwaway home
+    "review": "twiceshy.builtins.review",  # review: held (possibly poisoned) lessons
 }
 
 

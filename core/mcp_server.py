@@ -63,6 +63,7 @@ def tool_search(query: str, k: int = 5, cwd: str = "") -> list[dict[str, Any]]:
             "score": round(score, 4),
         }
         for exp, score in hits
+        if "review:held" not in exp.tags  # twiceshy.review: not shown until approved
     ]
 
 

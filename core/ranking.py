@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .review import HOLD_TAG as REVIEW_HOLD
 from .types import CoreEvent, Experience, LessonMatch
 
 if TYPE_CHECKING:
@@ -186,6 +187,8 @@ def rank(
     project = event_project(event)
     out = []
     for exp, similarity in hits:
+        if REVIEW_HOLD in exp.tags:
+            continue  # held by twiceshy.review until `twiceshy review --approve`
         parts = score_parts(ctx, exp, action_langs, project, now)
         score = float(similarity) + sum(parts.values())
         if score < threshold:

@@ -40,7 +40,8 @@ _distill_cache: dict[str, Any] = {}
 
 
 def _in_scope(exp: Experience, project: str | None) -> bool:
-    return not exp.superseded_by and (exp.project is None or exp.project == project)
+    held = "review:held" in exp.tags  # twiceshy.review: not shown until approved
+    return not exp.superseded_by and not held and (exp.project is None or exp.project == project)
 
 
 def _line(exp: Experience) -> str:
