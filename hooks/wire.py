@@ -208,7 +208,7 @@ def spool_append(home, line):
     path = spool_path(home)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     for _ in range(20):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             mine = os.fstat(fd)
@@ -220,10 +220,22 @@ def spool_append(home, line):
                 continue
             if mine.st_size + len(line) > MAX_SPOOL_BYTES:
                 return False
+            # A writer killed mid-record (kill -9, a full disk) leaves a line
+            # without its newline; glued to ours, both would be unparseable and
+            # this acknowledged event lost. End the torn record first.
+            if mine.st_size and os.pread(fd, 1, mine.st_size - 1) != b"\n":
+                line = b"\n" + line
             view = memoryview(line)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            try:
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            except OSError:
+                try:  # leave no half record behind (EFBIG, ENOSPC)
+                    os.ftruncate(fd, mine.st_size)
+                except OSError:
+                    pass
+                raise
             return True
         finally:
             os.close(fd)  # closing releases the flock
