@@ -311,9 +311,29 @@ def spawn_engine(home, python=None):
     return pid
 
 
+def engine_lock_held(home):
+    """Is an engine holding the lock (running, or still loading)?"""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(run_dir(home), "engine.lock"), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def autostart(home):
-    """Start the engine unless disabled or another client is already at it."""
+    """Start the engine unless disabled, already loading, or another client
+    is already at it (the engine's own lock settles any race left)."""
     if os.environ.get("TWICESHY_NO_AUTOSTART"):
+        return
+    if engine_lock_held(home):
         return
     if _claim_start(home):
         spawn_engine(home)
@@ -366,9 +386,20 @@ def main(argv):
     except Exception:
         return 0
     deadline = start + budget
-    delivered = False
+    state = {"done": False}
     payload = b""
     event_id = ""
+
+    def keep():
+        # Spool what must not be lost (once). The engine dedups by id, so an
+        # event it did receive (but answered too late) is not applied twice.
+        if not state["done"] and event_id and is_async_event(event):
+            state["done"] = True
+            try:
+                spool_append(home, spool_record(event_id, agent, event, payload))
+            except Exception:
+                pass
+
     try:
         payload = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
         if len(payload) > MAX_PAYLOAD:
@@ -378,13 +409,14 @@ def main(argv):
             reply = request(home, agent, event, event_id, payload, deadline)
         except EngineDown:
             reply = None
+            keep()  # before the start, so the engine's first drain has it
             try:
                 autostart(home)
             except Exception:
                 pass
         if reply is None:
             return 0
-        delivered = True
+        state["done"] = True  # delivered
         code, out, err = reply
         if out:
             _write_all(1, out)
@@ -394,13 +426,7 @@ def main(argv):
     except Exception:
         return 0
     finally:
-        # Spool what must not be lost. The engine dedups by id, so an event
-        # it did receive (but answered too late) is not applied twice.
-        if not delivered and event_id and is_async_event(event):
-            try:
-                spool_append(home, spool_record(event_id, agent, event, payload))
-            except Exception:
-                pass
+        keep()
 
 
 def run():
