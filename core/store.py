@@ -78,6 +78,7 @@ class ExperienceStore:
         self._generation_seen = self._read_generation()
 
     def _open_collections(self) -> None:
+        self._count: int | None = None  # cached count (embedded mode), see count()
         self._col = self.client.get_or_create_collection(
             name=self.collection_name,
             embedding_function=None,
@@ -102,6 +103,7 @@ class ExperienceStore:
             return ""
 
     def _bump_generation(self) -> None:
+        self._count = None  # every write comes through here
         gen = self._generation_file()
         if gen is None:
             return
@@ -188,7 +190,14 @@ class ExperienceStore:
         return [Experience.from_metadata(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])]
 
     def count(self) -> int:
-        return int(self._col.count())
+        # Chroma's count() costs ~3-12 ms at 10k items and search needs it on
+        # every call. In embedded mode every write (ours via _bump_generation,
+        # another process's via refresh_if_stale -> reopen) drops the cache.
+        if self.path is None:
+            return int(self._col.count())
+        if self._count is None:
+            self._count = int(self._col.count())
+        return self._count
 
     def search(
         self, query: str, k: int = 8, project: str | None = None, include_superseded: bool = True
