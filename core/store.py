@@ -102,8 +102,9 @@ class ExperienceStore:
         except OSError:
             return ""
 
-    def _bump_generation(self) -> None:
-        self._count = None  # every write comes through here
+    def _bump_generation(self, count_changed: bool = True) -> None:
+        if count_changed:
+            self._count = None  # every add/delete comes through here
         gen = self._generation_file()
         if gen is None:
             return
@@ -160,7 +161,7 @@ class ExperienceStore:
             # Metadata only: passing documents makes Chroma re-embed them with
             # its default (downloading) embedding function.
             self._col.update(ids=[exp.id], metadatas=[exp.to_metadata()])
-            self._bump_generation()
+            self._bump_generation(count_changed=False)
         return exp
 
     def delete(self, exp_id: str) -> None:
@@ -249,7 +250,7 @@ class ExperienceStore:
                 documents=[edge_type],
                 metadatas=[{"src": src, "dst": dst, "type": edge_type, "weight": weight, "created_at": time.time()}],
             )
-            self._bump_generation()
+            self._bump_generation(count_changed=False)
 
     def edges(self, exp_id: str) -> list[dict[str, Any]]:
         """Every edge touching ``exp_id``, as dicts with src, dst, type, weight."""
