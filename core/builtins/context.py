@@ -16,9 +16,12 @@ the registry (``twiceshy.projects``).
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
+import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,11 @@ _MARKER_TTL_S = 3 * 86400
 
 # Distilled rules per (trajectory file size, mtime): distilling is cheap, but not free.
 _distill_cache: dict[str, Any] = {}
+# The scoped-lesson read, per store generation (see _candidates).
+_lesson_cache: dict[str, Any] = {}
+_cache_lock = threading.Lock()
+_refreshing: set[int] = set()
+_allow_stale: contextvars.ContextVar[bool] = contextvars.ContextVar("twiceshy_context_allow_stale", default=False)
 
 
 def _in_scope(exp: Experience, project: str | None) -> bool:
@@ -66,6 +74,58 @@ def _relevance(exp: Experience, project: str | None, now: float) -> float:
     return own * (0.5 + exp.confidence) * (0.5 + adherence) * (0.5 + recency) * (1 + 0.1 * min(exp.seen_count, 10))
 
 
+def _generation(store: Any) -> str | None:
+    path = getattr(store, "path", None)
+    if path is None:
+        return None
+    try:
+        return (Path(path) / "generation").read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _fetch(store: Any) -> list[Experience]:
+    return store.all(where={"$or": [{"tier": {"$lte": int(Tier.QA)}}, {"seen_count": {"$gte": 2}}]})
+
+
+def _refresh(store: Any, stamp: str) -> None:
+    try:
+        lessons = _fetch(store)
+        with _cache_lock:
+            _lesson_cache.update(store=weakref.ref(store), stamp=stamp, lessons=lessons)
+    except Exception as exc:
+        record_error("context.refresh", exc)
+    finally:
+        _refreshing.discard(id(store))
+
+
+def _candidates(store: Any) -> list[Experience]:
+    """Lessons worth showing: qa and stronger, or raw seen at least twice.
+
+    One Chroma read (~0.2 s per 1000 lessons), cached until the store's
+    generation stamp (``<store>/generation``, bumped on every write) changes.
+    At session start (``_allow_stale``) a stale cache of the same store is
+    served at once and refreshed in a background thread: guidance that
+    misses the last few minutes' lessons beats a session start that waits.
+    """
+    stamp = _generation(store)
+    with _cache_lock:
+        cached_store = _lesson_cache.get("store")
+        same_store = cached_store is not None and cached_store() is store
+        if same_store and stamp is not None and _lesson_cache.get("stamp") == stamp:
+            return list(_lesson_cache["lessons"])
+        if same_store and stamp is not None and _allow_stale.get():
+            if id(store) not in _refreshing:
+                _refreshing.add(id(store))
+                threading.Thread(target=_refresh, args=(store, stamp), daemon=True).start()
+            return list(_lesson_cache["lessons"])
+    lessons = _fetch(store)
+    if stamp is not None:
+        with _cache_lock:
+            _lesson_cache.update(store=weakref.ref(store), stamp=stamp, lessons=lessons)
+    return list(lessons)
+
+
 def _distilled(ctx: EngineContext) -> list[Any]:
     from ..distill import distill_rules, trajectories_path
 
@@ -87,13 +147,9 @@ def render_context(ctx: EngineContext, agent: str, project: str | None, budget_t
 
     now = time.time()
     per_group = int(ctx.config.get("context", "max_per_group"))
-    store = ctx.store
-    strong = [e for e in store.all(where={"tier": {"$lte": int(Tier.QA)}}) if _in_scope(e, project)]
-    raw = [
-        e
-        for e in store.all(where={"$and": [{"tier": int(Tier.RAW)}, {"seen_count": {"$gte": 2}}]})
-        if _in_scope(e, project)
-    ]
+    candidates = [e for e in _candidates(ctx.store) if _in_scope(e, project)]
+    strong = [e for e in candidates if e.tier <= int(Tier.QA)]
+    raw = [e for e in candidates if e.tier == int(Tier.RAW)]
     sections: list[ContextSection] = []
     by_conf = lambda e: (-e.confidence, -e.follows, e.text)  # noqa: E731
     principles = sorted((e for e in strong if e.tier == int(Tier.PRINCIPLE)), key=by_conf)
@@ -187,5 +243,9 @@ def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
         except OSError as exc:
             record_error("context.record_project", exc)
     budget = int(ctx.config.get("context", "session_token_budget"))
-    text = render_context_text(ctx, event.agent, project, budget, heading=SESSION_HEADING)
+    token = _allow_stale.set(True)
+    try:
+        text = render_context_text(ctx, event.agent, project, budget, heading=SESSION_HEADING)
+    finally:
+        _allow_stale.reset(token)
     return text or None
