@@ -313,3 +313,41 @@ def test_unrelated_calls_cost_no_tokens(monkeypatch, tmp_path, server) -> None:
     judge.process_pending(ctx)
     assert server.requests == []
     assert judge.verdicts()[0]["verdict"] == "UNCLEAR"
+
+
+# -- inside the real engine ------------------------------------------------------
+
+
+def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None:
+    import json
+
+    import test_engine as eng  # its process helpers: start, hook client, kill
+
+    home = twiceshy_home
+    seed = (
+        "from twiceshy.context import make_context\n"
+        "from twiceshy.learning import store_lesson\n"
+        f"store_lesson(make_context(None), {LESSON!r}, {TRIGGER!r})\n"
+    )
+    subprocess.run([sys.executable, "-c", seed], env=eng.env_for(home), check=True, timeout=90)
+    status = eng.start_engine(home)
+    try:
+        assert "judge_worker" in status.get("workers", []), status
+
+        def call(command: str, call_id: str):
+            base = {"session_id": "live-1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": call_id}
+            pre = eng.hook(home, "PreToolUse", {**base, "hook_event_name": "PreToolUse"})
+            eng.hook(home, "PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}})
+            return pre
+
+        warned = call(TRIGGER, "toolu_a")
+        assert LESSON in warned.stdout.decode() + warned.stderr.decode()
+        call("git push --force-with-lease origin main", "toolu_b")
+        counted = eng.wait_for(lambda: [v for v in judge.verdicts() if v["counted"]], timeout=40, step=0.2)
+        assert [v["verdict"] for v in counted] == ["FOLLOWED"], json.dumps(judge.verdicts())
+        assert judge.pending() == []
+        read = "from twiceshy.context import make_context\nprint([e.follows for e in make_context(None).store.all()])"
+        out = subprocess.run([sys.executable, "-c", read], env=eng.env_for(home), capture_output=True, text=True, timeout=90)
+        assert out.stdout.strip() == "[1]", out.stdout + out.stderr
+    finally:
+        eng.kill_engines(home)
