@@ -570,6 +570,20 @@ class Engine:
             body += chunk
         return agent, event, event_id, bytes(body[:length])
 
+    @staticmethod
+    def _async_ack(ctx: "EngineContext", agent: str, event: Any) -> NativeOutput:
+        """What to answer now for an event applied later: the agent plugin's
+        output for a silent decision (empty for most; never raises)."""
+        from .dispatch import FAIL_OPEN
+        from .types import Decision
+
+        try:
+            out = ctx.pm.hook.agent_format_decision(agent=agent, event=event, decision=Decision.allow())
+        except Exception as exc:
+            record_error("engine.async_ack", exc, agent=agent)
+            return FAIL_OPEN
+        return out if isinstance(out, NativeOutput) else FAIL_OPEN
+
     def handle(self, agent: str, native_event: str, event_id: str, payload_bytes: bytes, entry: dict[str, Any]) -> NativeOutput:
         """Answer one hook request. Never raises: failures give the empty output."""
         from .dispatch import FAIL_OPEN, handle_hook, parse_event
@@ -588,6 +602,9 @@ class Engine:
             event = None  # handle_hook below logs it
         if event is not None and event.kind in ASYNC_KINDS:
             # Journal, ack now, apply in the background (exactly once, by id).
+            # The ack is the agent plugin's answer to a silent decision: usually
+            # empty, but Gemini's AfterTool carries the BeforeTool warning.
+            ack = self._async_ack(ctx, agent, event)
             written = False
             try:
                 written = self.spool.append(event_id, agent, native_event, payload)
@@ -596,11 +613,11 @@ class Engine:
             if written:
                 self._spool_wake.set()
                 entry.update(kind=event.kind, action="queued", path="live")
-                return FAIL_OPEN
+                return ack
             # The spool refused (disk full, too big): apply on the jobs thread.
             self.jobs.put((handle_hook, (ctx, agent, native_event, payload), {}))
             entry.update(kind=event.kind, action="queued", path="live")
-            return FAIL_OPEN
+            return ack
         info: dict[str, Any] = {}
         out = handle_hook(ctx, agent, native_event, payload, info)  # type: ignore[arg-type]
         entry.update(kind=info.get("kind"), action=info.get("action", "error"), path="live")

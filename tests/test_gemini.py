@@ -368,3 +368,17 @@ def test_dispatch_end_to_end_with_carry_over(engine, tmp_path: Path):
     end = handle_hook(ctx, AGENT, "SessionEnd", {**payload("SessionEnd"), "transcript_path": str(chat)})
     assert end.stdout == ""
     assert [e.source for e in policy.transcripts[0]] == ["user", "tool_call", "tool_result", "assistant"]
+
+
+def test_engine_ack_for_after_tool_carries_the_warning(engine):
+    # The resident engine applies post_tool events in the background and acks
+    # at once; the ack is the plugin's answer to a silent decision, so the
+    # carried BeforeTool warning still reaches Gemini.
+    from twiceshy.engine import Engine
+
+    ctx, _ = engine
+    handle_hook(ctx, AGENT, "BeforeTool", payload("BeforeTool_write_file"))
+    after = adapter.parse_payload("AfterTool", payload("AfterTool_write_file"))
+    ack = out_json(Engine._async_ack(ctx, AGENT, after))
+    assert ack["hookSpecificOutput"]["additionalContext"].endswith("needs a trailing newline")
+    assert Engine._async_ack(ctx, AGENT, after).stdout == ""  # delivered once

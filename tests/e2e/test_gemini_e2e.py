@@ -69,13 +69,9 @@ def test_real_cli_invoked_our_hook_for_every_lifecycle_event(outcome: Outcome) -
     assert [e.get("action") for e in outcome.events_for("BeforeTool")] == ["warn", "deny"], outcome.events
 
 
-# Known bug (found by this test): the engine answers post_tool events
-# asynchronously (core/engine.py Engine.handle journals them and returns the
-# empty output), so the Gemini adapter's AfterTool output carrying the
-# BeforeTool warning (plugins/gemini/adapter.py format_decision) is computed
-# only on the background path and thrown away. strict: this fails loudly once
-# the engine returns the adapter's AfterTool output, so the mark gets removed.
-@pytest.mark.xfail(strict=True, reason="engine acks AfterTool async: Gemini's carried warning never reaches the model")
+# The engine acks post_tool events before applying them; the ack is the
+# agent plugin's answer to a silent decision (core/engine.py Engine._async_ack),
+# which for Gemini's AfterTool carries the BeforeTool warning.
 def test_warning_reached_the_next_model_request(outcome: Outcome) -> None:
     result = _result(outcome)
     turns = _turns(outcome)
