@@ -294,3 +294,55 @@ def test_cli_context_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, twic
     nothing = subprocess.run([sys.executable, "-m", "twiceshy", "context", "--write"], cwd=project_dir, env=env,
                              capture_output=True, text=True, timeout=60)
     assert nothing.returncode != 0 and "no agent" in nothing.stderr
+
+
+def test_session_start_serves_stale_lessons_and_refreshes_behind(ctx, tmp_path: Path) -> None:
+    import time as _time
+
+    from twiceshy.builtins import context as plugin
+    from twiceshy.dispatch import handle_event
+
+    def start(sid: str) -> str:
+        ev = CoreEvent(kind="session_start", agent="claude-code", native_event="SessionStart", session_id=sid, cwd=str(tmp_path))
+        return handle_event(ctx, ev).context
+
+    ctx.store.add(Experience(text="First lesson on disk", trigger="a", tier=1))
+    assert "First lesson on disk" in start("w-1")
+    ctx.store.add(Experience(text="Second lesson just written", trigger="b", tier=1))
+    # An explicit render (CLI, --write) is always fresh.
+    assert "Second lesson just written" in render_context_text(ctx, "claude-code", None, 1000)
+    ctx.store.add(Experience(text="Third lesson just written", trigger="c", tier=1))
+    stale = start("w-2")
+    assert "First lesson on disk" in stale  # served at once from the cache
+    deadline = _time.time() + 20
+    while plugin._refreshing and _time.time() < deadline:
+        _time.sleep(0.05)
+    assert "Third lesson just written" in start("w-3")
+
+
+def test_every_agent_plugin_gets_its_own_file(ctx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from twiceshy.manager import agent_names
+
+    home = tmp_path / "home"
+    for var, sub in (("HOME", ""), ("CLAUDE_CONFIG_DIR", ".claude"), ("CODEX_HOME", ".codex"), ("GEMINI_CLI_HOME", "")):
+        monkeypatch.setenv(var, str(home / sub) if sub else str(home))
+    project_dir = tmp_path / "multi"
+    project_dir.mkdir()
+    ctx.store.add(Experience(text="Check the lockfile into git", trigger="npm install", tier=1))
+    agents = agent_names(ctx.pm)
+    assert {"claude-code", "codex", "gemini", "cursor"} <= set(agents)
+    for agent in agents:
+        settings = ctx.pm.hook.agent_install_hooks(
+            agent=agent, settings={}, hook_command=lambda ev, a=agent: OUR_HOOK.replace("claude-code PreToolUse", f"{a} {ev}")
+        )
+        path = ctx.pm.hook.agent_settings_file(agent=agent, scope="project", project_dir=project_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
+    assert set(installed_agents(ctx.pm, project_dir)) == set(agents)
+    rows = {r["agent"]: r for r in write_agent_contexts(ctx, project_dir)}
+    expected = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md", "cursor": ".cursor/rules/twiceshy.mdc"}
+    for agent, rel in expected.items():
+        assert rows[agent]["path"] == str(project_dir / rel) and "error" not in rows[agent]
+        text = (project_dir / rel).read_text()
+        assert "Check the lockfile into git" in text
+        assert text.startswith("---\n") == rel.endswith(".mdc")
