@@ -5,7 +5,9 @@ Figures for a window (``--since 7d``), from three records twiceshy keeps anyway:
 * the engine's event log (``<data dir>/events.jsonl`` and its rotated
   ``.1``; one line per hook call with ``kind``, ``action`` and ``ms``): hook
   calls, warnings shown, calls blocked, hit rate, p50/p95 hook latency as the
-  engine measured it (request read to reply sent);
+  engine measured it (request read to reply sent). Spooled events (post-tool,
+  session end) are answered at once and applied later; the later entries
+  (``path: background``) are not hook calls and give a separate figure;
 * the judge's ledger (``judge.verdicts()``, counted verdicts only) plus manual
   ``twiceshy feedback`` (``<data dir>/feedback.jsonl``): followed, ignored,
   irrelevant. A FOLLOWED verdict is a **mistake avoided**: the agent was warned
@@ -123,16 +125,21 @@ def compute_stats(ctx: "EngineContext", since_s: float | None = 7 * 86400, now: 
     cutoff = None if since_s is None else now - since_s
 
     # Hook calls, from the engine's own log.
-    events = read_events(cutoff)
+    # A spooled event (post-tool, session end) is logged twice: answered live
+    # ("queued", what the agent waited for) and applied later ("background").
+    logged = read_events(cutoff)
+    events = [e for e in logged if e.get("path") != "background"]
+    background = [e for e in logged if e.get("path") == "background"]
     pre = [e for e in events if e.get("kind") == "pre_tool"]
     warned = sum(1 for e in pre if e.get("action") == "warn")
     blocked = sum(1 for e in pre if e.get("action") == "deny")
-    errors = sum(1 for e in events if e.get("action") == "error")
+    errors = sum(1 for e in logged if e.get("action") == "error")
     by_kind: dict[str, list[float]] = {}
     for e in events:
         if isinstance(e.get("ms"), (int, float)):
             by_kind.setdefault(str(e.get("kind") or "unknown"), []).append(float(e["ms"]))
     all_ms = [ms for values in by_kind.values() for ms in values]
+    background_ms = [float(e["ms"]) for e in background if isinstance(e.get("ms"), (int, float))]
 
     # Verdicts: the judge's counted ones, plus the user's own.
     counted = [v for v in judge.verdicts() if v.get("counted") and (cutoff is None or v["ts"] >= cutoff)]
@@ -181,6 +188,7 @@ def compute_stats(ctx: "EngineContext", since_s: float | None = 7 * 86400, now: 
             "pre_tool": _latency(by_kind.get("pre_tool", [])),
             "all": _latency(all_ms),
             "by_kind": {kind: _latency(values) for kind, values in sorted(by_kind.items())},
+            "background": _latency(background_ms),
         },
         "lessons": {
             "total": len(exps),

@@ -174,18 +174,20 @@ def test_engine_running_and_queues(env, project, twiceshy_home):
 
 def test_model_reachable_and_unreachable(env, project, monkeypatch):
     with FakeLLMServer([("answer", "OK")]) as srv:
-        good = {**env, **llm_env(srv)}
-        proc = cli("doctor", "--json", env=good, cwd=project)
-        model = by_name(json.loads(proc.stdout))["model"]
-        assert model["level"] == "ok" and "openai/test-model" in model["detail"], model
+        for key, value in llm_env(srv).items():
+            monkeypatch.setenv(key, value)
+        model = next(c for c in run_checks(project, check_model=True).checks if c.name == "model")
+        assert model.level == "ok" and "openai/test-model" in model.detail, model
         assert srv.requests, "doctor did not contact the model"
         srv.set_script([("401",)])
-        proc = cli("doctor", "--json", env=good, cwd=project)
-        model = by_name(json.loads(proc.stdout))["model"]
-        assert proc.returncode == 1 and model["level"] == "fail" and "did not answer" in model["detail"]
-    for key, value in llm_env(srv).items():
-        if key.startswith("TWICESHY_LLM__"):
-            monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TWICESHY_TEST_LLM_KEY", raising=False)
+        report = run_checks(project, check_model=True)
+        model = next(c for c in report.checks if c.name == "model")
+        assert model.level == "fail" and "did not answer" in model.detail and "llm.api_base" in model.fix
+        assert not report.ok
+        # --no-model: configured, not contacted.
+        before = len(srv.requests)
+        model = next(c for c in run_checks(project, check_model=False).checks if c.name == "model")
+        assert model.level == "info" and len(srv.requests) == before
+    monkeypatch.delenv("TWICESHY_TEST_LLM_KEY")
     model = next(c for c in run_checks(project, check_model=True).checks if c.name == "model")
     assert model.level == "fail" and "TWICESHY_TEST_LLM_KEY" in model.detail and "export" in model.fix

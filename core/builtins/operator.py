@@ -146,6 +146,7 @@ def register_commands(cli: click.Group) -> None:
             ("precision (1 - irrelevant / verdicts)", _pct(v["precision"])),
             ("pre-tool latency p50 / p95", f"{_fmt_ms(lat['pre_tool']['p50_ms'])} / {_fmt_ms(lat['pre_tool']['p95_ms'])}"),
             ("all hooks latency p50 / p95", f"{_fmt_ms(lat['all']['p50_ms'])} / {_fmt_ms(lat['all']['p95_ms'])}"),
+            ("background work p50 / p95", f"{_fmt_ms(lat['background']['p50_ms'])} / {_fmt_ms(lat['background']['p95_ms'])}"),
             ("hook errors", str(h["errors"])),
             ("lessons learned in window", str(les["learned_in_window"])),
         ]
