@@ -19,7 +19,26 @@ from .types import CoreEvent, Decision, NativeOutput
 FAIL_OPEN = NativeOutput()
 
 
+def scrub_surrogates(value: Any) -> Any:
+    """``value`` with lone UTF-16 surrogates (``"\\ud800"`` is valid JSON but not
+    encodable text) replaced by U+FFFD, so no plugin crashes on ``.encode()``."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_surrogates(v) for v in value]
+    return value
+
+
 def parse_event(ctx: EngineContext, agent: str, native_event: str, payload: Any) -> CoreEvent | None:
+    payload = scrub_surrogates(payload)
     if not isinstance(payload, dict):
         raise ValueError(f"payload must be a JSON object, got {type(payload).__name__}")
     return ctx.pm.hook.agent_parse_payload(agent=agent, native_event=native_event, payload=payload)

@@ -14,10 +14,16 @@ from pathlib import Path
 
 
 def project_root(cwd: str | Path) -> Path:
-    path = Path(cwd or ".").resolve()
+    try:
+        path = Path(cwd or ".").resolve()
+    except ValueError:  # a NUL byte or lone surrogate from a malformed hook payload
+        path = Path(str(cwd).encode("utf-8", "replace").decode("utf-8").replace("\x00", "") or ".").resolve()
     for folder in (path, *path.parents):
-        if (folder / ".git").exists():
-            return folder
+        try:
+            if (folder / ".git").exists():
+                return folder
+        except OSError:  # a name too long, a folder we may not enter: not a git root
+            continue
     return path
 
 
