@@ -300,8 +300,10 @@ def one_hop(
             if other not in wanted or wanted[other][0] < score:
                 wanted[other] = (score, kind)
     out = []
+    from .review import is_held
+
     for exp in ctx.store.get_many(list(wanted)):
-        if exp.superseded_by or (exp.project is not None and exp.project != project):
+        if exp.superseded_by or is_held(exp) or (exp.project is not None and exp.project != project):
             continue
         score, kind = wanted[exp.id]
         out.append((exp, score, kind))
