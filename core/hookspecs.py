@@ -171,5 +171,14 @@ def agent_uninstall_hooks(agent: str, settings: "dict[str, Any]") -> "dict[str, 
 
 
 @hookspec(firstresult=True)
+def agent_install_notes(agent: str, scope: str, project_dir: Path) -> "list[str] | None":
+    """What the user must still do by hand after install (e.g. trust the hooks).
+
+    Fires after a successful ``twiceshy install``; each line is printed as a
+    note. Return ``None`` if ``agent`` is not yours or nothing is needed.
+    """
+
+
+@hookspec(firstresult=True)
 def agent_read_transcript(agent: str, path: Path) -> "list[TranscriptEntry] | None":
     """Read the agent's session log at ``path`` into transcript entries."""

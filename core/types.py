@@ -16,8 +16,10 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import IntEnum
 from typing import Any, Literal
 
-EventKind = Literal["pre_tool", "post_tool", "session_start", "prompt", "stop", "session_end"]
-EVENT_KINDS: tuple[str, ...] = ("pre_tool", "post_tool", "session_start", "prompt", "stop", "session_end")
+# "ignore": an adapter recognised the payload but it must not be acted on
+# (e.g. Cursor re-running Claude Code's hooks for an event its own hook covers).
+EventKind = Literal["pre_tool", "post_tool", "session_start", "prompt", "stop", "session_end", "ignore"]
+EVENT_KINDS: tuple[str, ...] = ("pre_tool", "post_tool", "session_start", "prompt", "stop", "session_end", "ignore")
 
 Action = Literal["allow", "warn", "deny"]
 Verdict = Literal["FOLLOWED", "IGNORED", "IRRELEVANT", "UNCLEAR"]

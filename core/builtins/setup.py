@@ -72,6 +72,9 @@ def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run:
             click.echo(f"{agent}: error: {exc.message}", err=True)
             continue
         _report(result)
+        if action == "install" and result.changed and not dry_run:
+            for note in pm.hook.agent_install_notes(agent=agent, scope=scope, project_dir=project_dir) or []:
+                click.echo(f"  note: {note}")
     if failures:
         raise click.ClickException(f"{action} failed for: {', '.join(failures)}")
 

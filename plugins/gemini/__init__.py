@@ -121,3 +121,10 @@ def agent_read_transcript(agent: str, path: Path) -> list[TranscriptEntry] | Non
     if agent != AGENT:
         return None
     return transcript.read_transcript(Path(path))
+
+
+@hookimpl
+def agent_install_notes(agent: str, scope: str, project_dir: Path) -> list[str] | None:
+    if agent != AGENT:
+        return None
+    return gemini_settings.install_notes(scope, project_dir) or None

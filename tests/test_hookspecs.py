@@ -1,0 +1,111 @@
+"""Meta-tests on the plugin system (after datasette's): every hook is documented
+and implemented, every agent plugin is complete, a failing plugin is isolated,
+a disabled builtin stays out, and pre_tool decisions merge with deny winning."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pluggy
+import pytest
+
+from twiceshy import hookspecs
+from twiceshy.hookspecs import hookimpl
+from twiceshy.manager import BUILTIN_PLUGINS, agent_names, call_each, make_manager
+from twiceshy.types import CoreEvent, Decision
+
+SPECS = {
+    name: fn
+    for name, fn in vars(hookspecs).items()
+    if callable(fn) and hasattr(fn, hookspecs.PROJECT_NAME + "_spec")
+}
+AGENT_HOOKS = sorted(n for n in SPECS if n.startswith("agent_"))
+
+
+def test_every_hookspec_is_documented() -> None:
+    assert {"pre_tool", "post_tool", "session_end", "render_context"} <= set(SPECS)
+    for name, fn in SPECS.items():
+        doc = inspect.getdoc(fn) or ""
+        assert len(doc) > 60, f"hookspec {name} needs a docstring saying when it fires and what its return means"
+
+
+def test_every_hookspec_has_an_implementation() -> None:
+    pm = make_manager(load_entry_points=False)
+    for name in SPECS:
+        assert getattr(pm.hook, name).get_hookimpls(), f"no builtin plugin implements {name}"
+
+
+def test_every_agent_plugin_implements_every_adapter_hook() -> None:
+    pm = make_manager(load_entry_points=False)
+    assert set(agent_names(pm)) == {"claude-code", "codex", "gemini", "cursor"}
+    for agent in ("claude-code", "codex", "gemini", "cursor"):
+        plugin = pm.get_plugin(agent)
+        assert plugin is not None
+        implemented = {impl.name for impl in pm.get_hookcallers(plugin) or []}
+        missing = set(AGENT_HOOKS) - implemented - {"agent_install_notes"}
+        assert not missing, f"{agent} lacks {sorted(missing)}"
+        # firstresult adapter hooks must answer only for their own agent
+        other = "definitely-not-an-agent"
+        assert pm.hook.agent_context_file(agent=other, project_dir=Path("/tmp")) is None
+
+
+def test_builtins_load_by_stable_name_and_can_be_disabled() -> None:
+    pm = make_manager(load_entry_points=False)
+    for name in ("recall", "extract", "evolve", "judge", "context", "commands", "setup", "engine"):
+        assert pm.get_plugin(name) is not None, name
+    assert set(BUILTIN_PLUGINS) >= {"recall", "claude-code"}
+    pm2 = make_manager(disabled=["recall"], load_entry_points=False)
+    assert pm2.get_plugin("recall") is None
+    assert not [i for i in pm2.hook.pre_tool.get_hookimpls() if i.plugin_name == "recall"]
+
+
+class Exploding:
+    @hookimpl
+    def pre_tool(self, event, ctx):
+        raise RuntimeError("plugin bug")
+
+
+class Warner:
+    @hookimpl
+    def pre_tool(self, event, ctx):
+        return Decision(action="warn", context="careful")
+
+
+class Denier:
+    @hookimpl
+    def pre_tool(self, event, ctx):
+        return Decision(action="deny", reason="no")
+
+
+def _bare_pm(*plugins: object) -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    for p in plugins:
+        pm.register(p)
+    return pm
+
+
+def test_failing_plugin_is_isolated_and_logged(monkeypatch: pytest.MonkeyPatch, twiceshy_home: Path) -> None:
+    from twiceshy.errorlog import recent_errors
+
+    monkeypatch.setenv("TWICESHY_RAISE_PLUGIN_ERRORS", "0")
+    pm = _bare_pm(Exploding(), Warner())
+    event = CoreEvent(kind="pre_tool", agent="claude-code", native_event="PreToolUse")
+    results = call_each(pm, "pre_tool", event=event, ctx=None)
+    assert [d.context for d in results] == ["careful"]
+    assert any("plugin bug" in e["error"] for e in recent_errors())
+
+
+def test_failing_plugin_raises_under_tests() -> None:
+    pm = _bare_pm(Exploding())
+    event = CoreEvent(kind="pre_tool", agent="claude-code", native_event="PreToolUse")
+    with pytest.raises(RuntimeError):
+        call_each(pm, "pre_tool", event=event, ctx=None)
+
+
+def test_deny_wins_and_contexts_join() -> None:
+    pm = _bare_pm(Warner(), Denier())
+    event = CoreEvent(kind="pre_tool", agent="claude-code", native_event="PreToolUse")
+    merged = Decision.merge(call_each(pm, "pre_tool", event=event, ctx=None))
+    assert merged.action == "deny" and merged.reason == "no" and merged.context == "careful"
