@@ -12,9 +12,8 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -62,7 +61,6 @@ class Twiceshy:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
-        self.started_engine = False
 
     def __call__(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
@@ -78,24 +76,6 @@ class Twiceshy:
     def lessons(self, cwd: Path | None = None) -> list[dict[str, Any]]:
         return json.loads(self("list", "--json", cwd=cwd).stdout or "[]")
 
-    def wait_for_lessons(self, pred: Callable[[list[dict[str, Any]]], bool], timeout_s: float = 30.0,
-                         cwd: Path | None = None) -> list[dict[str, Any]]:
-        """Poll ``list --json`` until ``pred(lessons)`` holds (session-end work is async)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            lessons = self.lessons(cwd)
-            if pred(lessons) or time.monotonic() > deadline:
-                return lessons
-            time.sleep(0.5)
-
-
-@pytest.fixture
-def twiceshy(twiceshy_home: Path, agent_home: Path):
-    """A ``twiceshy`` runner; any engine it started is stopped at teardown."""
-    runner = Twiceshy(base_env(agent_home))
-    yield runner
-    stop_engine(runner, twiceshy_home)
-
 
 def stop_engine(runner: Twiceshy, home: Path) -> None:
     """``twiceshy engine stop``, then make sure no engine process survives."""
@@ -105,8 +85,8 @@ def stop_engine(runner: Twiceshy, home: Path) -> None:
         pass
     for pid_file in home.rglob("*.pid"):
         try:
-            pid = int(pid_file.read_text().strip())
-        except (OSError, ValueError):
+            pid = int(pid_file.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
             continue
         try:
             os.kill(pid, 0)
