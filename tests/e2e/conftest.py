@@ -77,21 +77,27 @@ class Twiceshy:
         return json.loads(self("list", "--json", cwd=cwd).stdout or "[]")
 
 
+def _live_engine_pids(home: Path) -> list[int]:
+    pids = []
+    for pid_file in home.rglob("*.pid"):
+        try:
+            pid = int(pid_file.read_text().split()[0])
+            os.kill(pid, 0)
+        except (OSError, ValueError, IndexError):
+            continue
+        pids.append(pid)
+    return pids
+
+
 def stop_engine(runner: Twiceshy, home: Path) -> None:
-    """``twiceshy engine stop``, then make sure no engine process survives."""
+    """``twiceshy engine stop`` if an engine still runs, then make sure none survives."""
+    if not _live_engine_pids(home):
+        return
     try:
         runner("engine", "stop", check=False)
     except subprocess.TimeoutExpired:
         pass
-    for pid_file in home.rglob("*.pid"):
-        try:
-            pid = int(pid_file.read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            continue
+    for pid in _live_engine_pids(home):
         # Still alive after `engine stop`: a bug, but never leave it behind.
         try:
             os.kill(pid, 9)
