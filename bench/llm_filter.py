@@ -68,35 +68,38 @@ def main() -> None:
         ("docker system prune removes volumes: back up first", "docker system prune -a --volumes"),
     ] + [(f"lesson {i} about npm scripts", f"npm run build:{i}") for i in range(15)]
 
-    def measure(ctx, label: str, n: int) -> None:
-        ms = []
-        for i in range(n):
-            ranking.clear_cache()
-            event = CoreEvent(
-                kind="pre_tool", agent="claude-code", native_event="PreToolUse", session_id=f"{label}-{i}",
-                cwd=str(home), tool_name="Bash", tool_input={"command": f"pytest tests/ -k case{i}"},
-            )  # fmt: skip
-            start = time.perf_counter()
-            recall.pre_tool(event, ctx)
-            ms.append((time.perf_counter() - start) * 1000)
-        row(label, ms)
+    def one(ctx, tag: str, i: int) -> float:
+        ranking.clear_cache()  # every call asks the model: the uncached worst case
+        event = CoreEvent(
+            kind="pre_tool", agent="claude-code", native_event="PreToolUse", session_id=f"{tag}-{i}",
+            cwd=str(home), tool_name="Bash", tool_input={"command": f"pytest tests/ -k case{i}"},
+        )  # fmt: skip
+        start = time.perf_counter()
+        recall.pre_tool(event, ctx)
+        return (time.perf_counter() - start) * 1000
 
     with FakeLLMServer([("answer", "1, 2")]) as server:
         base = make_context(home)
         base.store.add_many([Experience(text=t, trigger=g) for t, g in lessons])
-        measure(base, "warmup", 5)
-        measure(base, "pre_tool, no model (heuristics only)", args.n)
-
         for name, value in llm_env(server).items():
             os.environ[name] = value
         with_model = make_context(home)
         with_model._store = base.store  # same warm store and embedder
         llm.litellm_module()
-        measure(with_model, "pre_tool, model on 127.0.0.1 (LLM filter)", args.n)
-        measure(base, "pre_tool, no model (again, same run)", args.n)
+        for i in range(5):  # warm both paths
+            one(base, "warm-a", i), one(with_model, "warm-b", i)
+        # Interleaved, so load drift on a shared box hits both rows alike.
+        without, with_ = [], []
+        for i in range(args.n):
+            without.append(one(base, "a", i))
+            with_.append(one(with_model, "b", i))
+        row("pre_tool, no model (heuristics only)", without)
+        row("pre_tool, model on 127.0.0.1 (LLM filter)", with_)
+        row("difference per call (with - without)", [b - a for a, b in zip(without, with_)])
 
         server.set_script([("slow", 5.0, "1")])
-        measure(with_model, f"pre_tool, model too slow (timeout {with_model.config.get('llm', 'timeout_s')} s)", 5)
+        timeout = with_model.config.get("llm", "timeout_s")
+        row(f"pre_tool, model too slow (timeout {timeout} s)", [one(with_model, "slow", i) for i in range(5)])
         print(f"llm stats: {llm.STATS.as_dict()}")
 
 
