@@ -252,3 +252,100 @@ def percentiles(values: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> di
         rank = max(1, min(len(ordered), int(round(q / 100.0 * len(ordered) + 0.5))))
         out[f"p{int(q)}"] = ordered[rank - 1]
     return out
+
+
+CLIENT_FAILURES: Counter = Counter()  # why call_like_client got no reply
+
+
+def call_like_client(home: Path, agent: str, event: str, payload: bytes, budget_s: float = 0.4) -> tuple[Any, str, float]:
+    """What ``hooks/client.py`` does for one hook, minus the process: send,
+    and spool an async event that got no reply. Returns (reply or None,
+    event id, milliseconds). Lets a test drive thousands of calls from
+    threads through the real wire protocol and the real spool."""
+    event_id = os.urandom(9).hex()
+    started = time.monotonic()
+    delivered = False
+    reply = None
+    try:
+        reply = wire.request(str(home), agent, event, event_id, payload, started + budget_s)
+        delivered = reply is not None
+        if reply is None:
+            CLIENT_FAILURES[f"{event}: garbage reply"] += 1
+    except Exception as exc:
+        CLIENT_FAILURES[f"{event}: {type(exc).__name__}"] += 1
+        reply = None
+    finally:
+        if not delivered and wire.is_async_event(event):
+            wire.spool_append(str(home), wire.spool_record(event_id, agent, event, payload))
+    return reply, event_id, (time.monotonic() - started) * 1000.0
+
+
+def run_sessions(
+    home: Path, sessions: int, calls: int, budget_s: float = 0.4, prefix: str = "load", pre: bool = True
+) -> dict[str, Any]:
+    """``sessions`` threads, each making ``calls`` tool calls (PreToolUse then
+    PostToolUse with a unique command). Returns latencies, counts, failures."""
+    import threading
+
+    pre_ms: list[float] = []
+    post_ms: list[float] = []
+    spooled = [0]
+    errors: list[str] = []
+    lock = threading.Lock()
+    commands = ["rm -rf build", "git push --force", "npm install", "pytest -q", "ls -la", "make test", "pip install x"]
+
+    def one(session_index: int) -> None:
+        sid = f"{prefix}-{session_index}"
+        for n in range(calls):
+            cmd = f"{commands[n % len(commands)]} # {sid} call {n}"
+            try:
+                if pre:
+                    _, _, ms = call_like_client(home, "claude-code", "PreToolUse", json.dumps(pre_tool_payload(sid, cmd)).encode(), budget_s)
+                    with lock:
+                        pre_ms.append(ms)
+                reply, _, ms = call_like_client(home, "claude-code", "PostToolUse", json.dumps(post_tool_payload(sid, cmd, n)).encode(), budget_s)
+                with lock:
+                    post_ms.append(ms)
+                    if reply is None:
+                        spooled[0] += 1
+            except Exception as exc:  # noqa: BLE001 - counted, asserted by the caller
+                with lock:
+                    errors.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(sessions)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=1800)
+    return {
+        "wall_s": time.monotonic() - started,
+        "alive": sum(t.is_alive() for t in threads),
+        "pre_ms": pre_ms,
+        "post_ms": post_ms,
+        "client_spooled": spooled[0],
+        "errors": errors,
+        "expected": {(f"{prefix}-{i}", f"{commands[n % len(commands)]} # {prefix}-{i} call {n}") for i in range(sessions) for n in range(calls)},
+    }
+
+
+def seed_lessons(home: Path, env: dict[str, str], lessons: list[tuple[str, str]]) -> None:
+    """Store lessons through the real learning path in a separate process."""
+    code = (
+        "import json, sys\n"
+        "from twiceshy.context import make_context\n"
+        "from twiceshy.learning import store_lesson\n"
+        "ctx = make_context(None)\n"
+        "for text, trigger in json.loads(sys.argv[1]):\n"
+        "    store_lesson(ctx, text, trigger)\n"
+    )
+    out = subprocess.run([PY, "-c", code, json.dumps(lessons)], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
+    assert out.returncode == 0, out.stderr
+
+
+DEFAULT_LESSONS = [
+    ("Never rm -rf the build dir; run make clean", "rm -rf build"),
+    ("git push --force rewrote main; use --force-with-lease", "git push --force"),
+    ("npm install fails behind the proxy; use npm ci", "npm install"),
+    ("pytest needs -p no:cacheprovider in the sandbox", "pytest -q"),
+]
