@@ -1,0 +1,186 @@
+"""`twiceshy ui`: a real server process on 127.0.0.1, real HTTP, and the page
+rendered by its own JavaScript in headless Chromium (Debian's `chromium`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from twiceshy.context import make_context
+from twiceshy.learning import store_lesson, supersede
+from twiceshy.types import Tier
+from twiceshy.ui_server import RemoteBindRefused, is_loopback, make_server
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
+]
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> dict[str, str]:
+    """A store with every tier, a generalizes edge and a supersession on one topic."""
+    ctx = make_context(tmp_path)
+    ids: dict[str, str] = {}
+    for key, text, trigger in (
+        ("r1", "Never sudo pip install; use a virtualenv", "sudo pip install requests"),
+        ("r2", "Use pip install --user outside a venv", "pip install --system flask"),
+        ("qa", "Run pytest -q before pushing a branch", "git push origin feature"),
+    ):
+        exp, _ = store_lesson(ctx, text, trigger)
+        exp.tier = int(Tier.QA if key == "qa" else Tier.RULE)
+        ctx.store.update(exp)
+        ids[key] = exp.id
+    principle, _ = store_lesson(ctx, "Install Python packages into an isolated environment", "pip install")
+    principle.tier, principle.kind = int(Tier.PRINCIPLE), "principle"
+    ctx.store.update(principle)
+    ids["p"] = principle.id
+    for rule in ("r1", "r2"):
+        ctx.store.add_edge(principle.id, ids[rule], "generalizes")
+    old, _ = store_lesson(ctx, "Use yarn to install node packages", "yarn install", topic="node installs")
+    new, _ = store_lesson(ctx, "Use pnpm to install node packages, not yarn", "pnpm install", topic="node installs")
+    supersede(ctx, old, new)
+    ids["old"], ids["new"] = old.id, new.id
+    return ids
+
+
+@pytest.fixture
+def ui_url(memory, tmp_path: Path):
+    proc = subprocess.Popen([sys.executable, "-m", "twiceshy", "ui", "--port", "0"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        line = ""
+        while time.monotonic() < deadline and "http://" not in line:
+            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+            if ready:
+                line = proc.stdout.readline()
+                if not line and proc.poll() is not None:
+                    break
+        assert "http://127.0.0.1:" in line, f"ui did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        yield line.split()[3]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def get(url: str, headers: dict[str, str] | None = None, method: str = "GET") -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def get_json(url: str) -> object:
+    status, body = get(url)
+    assert status == 200, body
+    return json.loads(body)
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail(
+            "headless Chromium is required for the UI test and was not found. Install Debian's package: "
+            "`apt-get install -y chromium` (.ci/run does this)."
+        )
+    return path
+
+
+def render(url: str) -> str:
+    """The DOM after the page's own JS ran (virtual time lets its fetches finish)."""
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.run(
+            [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000",
+             "--dump-dom", url],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_api_endpoints(ui_url, memory, tmp_path):
+    summary = get_json(ui_url + "api/summary")
+    assert summary["tiers"] == {"principle": 1, "rule": 2, "qa": 1, "raw": 2}
+    assert summary["lessons"] == 6 and summary["superseded"] == 1
+    assert {"topic": "node installs", "lessons": 2} in summary["topics"]
+    rules = get_json(ui_url + "api/lessons?tier=rule")
+    assert sorted(e["id"] for e in rules) == sorted([memory["r1"], memory["r2"]])
+    graph = get_json(ui_url + f"api/graph?id={memory['r1']}&depth=2")
+    assert {n["id"] for n in graph["nodes"]} >= {memory["r1"], memory["p"], memory["r2"]}
+    assert {(e["src"], e["dst"], e["type"]) for e in graph["edges"]} >= {
+        (memory["p"], memory["r1"], "generalizes"), (memory["p"], memory["r2"], "generalizes")}
+    whole = get_json(ui_url + "api/graph")
+    assert len(whole["nodes"]) == 6
+    assert (memory["new"], memory["old"], "supersedes") in {(e["src"], e["dst"], e["type"]) for e in whole["edges"]}
+    timeline = get_json(ui_url + "api/timeline?topic=node%20installs")
+    assert [e["id"] for e in timeline] == [memory["old"], memory["new"]]
+    assert timeline[0]["superseded_by"] == memory["new"]
+
+    assert get(ui_url + "api/graph?id=nope")[0] == 404
+    assert get(ui_url + "api/timeline")[0] == 400
+    assert get(ui_url + "api/lessons?tier=bogus")[0] == 400
+    assert get(ui_url + "nothing-here")[0] == 404
+    for method in ("POST", "PUT", "DELETE"):
+        assert get(ui_url + "api/summary", method=method)[0] == 405
+    # DNS rebinding: a page on another name must not read the memory.
+    status, body = get(ui_url + "api/summary", headers={"Host": "attacker.example:80"})
+    assert status == 403 and b"loopback" in body
+    status, page = get(ui_url)
+    assert status == 200 and b"<svg" in page and b"http://" not in page.replace(b"http://www.w3.org/2000/svg", b"")
+
+    # A lesson written by another process after the server started shows up.
+    proc = subprocess.run([sys.executable, "-m", "twiceshy", "learn", "Quote shell variables in scripts"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert get_json(ui_url + "api/summary")["lessons"] == 7
+
+
+def test_page_renders_tiers_graph_and_timeline_in_chromium(ui_url, memory):
+    dom = render(ui_url + "?topic=node%20installs")
+    assert 'data-ready="1"' in dom, dom[-3000:]
+    for label, count in (("principle", 1), ("rule", 2), ("qa", 1), ("raw", 2)):
+        assert f'data-tier="{label}" data-count="{count}"' in dom
+    assert "6 lessons, 1 superseded" in dom
+    for exp_id in memory.values():
+        assert f'class="lesson" data-id="{exp_id}"' in dom
+        assert f'class="node" data-id="{exp_id}"' in dom
+    edges = get_json(ui_url + "api/graph")["edges"]
+    assert len(edges) >= 3 and dom.count('class="edge"') == len(edges)
+    assert f'data-type="generalizes" data-src="{memory["p"]}" data-dst="{memory["r1"]}"' in dom
+    assert f'data-type="supersedes" data-src="{memory["new"]}" data-dst="{memory["old"]}"' in dom
+    assert "Never sudo pip install; use a virtualenv" in dom
+    # The timeline of the topic named in the URL, oldest first, the superseded one marked.
+    first, second = dom.index(f'class="event" data-id="{memory["old"]}"'), dom.index(f'class="event" data-id="{memory["new"]}"')
+    assert first < second
+    assert f"superseded by {memory['new']}" in dom
+
+
+def test_loopback_only_unless_explicit(tmp_path):
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1") and is_loopback("[::1]")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.10") and not is_loopback("example.com")
+    ctx = make_context(tmp_path)
+    with pytest.raises(RemoteBindRefused, match="--host"):
+        make_server(ctx, "0.0.0.0", 0)
+    server = make_server(ctx, "127.0.0.1", 0)
+    try:
+        assert server.check_host and server.url.startswith("http://127.0.0.1:")
+    finally:
+        server.server_close()
