@@ -34,7 +34,12 @@ def record_error(where: str, exc: BaseException | str, **extra: Any) -> None:
             tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]
         else:
             message, tb = str(exc), ""
-        entry = {"ts": time.time(), "where": where, "error": message, "traceback": tb, **extra}
+        # Exceptions can quote payloads, commands, URLs with passwords: redact
+        # every text field, as for anything else written to disk.
+        from .redact import redact
+
+        fields = {"error": message, "traceback": tb, **{k: str(v) for k, v in extra.items()}}
+        entry = {"ts": time.time(), "where": where, **{k: redact(v) for k, v in fields.items()}}
         line = json.dumps(entry, default=str) + "\n"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:

@@ -109,3 +109,12 @@ def test_deny_wins_and_contexts_join() -> None:
     event = CoreEvent(kind="pre_tool", agent="claude-code", native_event="PreToolUse")
     merged = Decision.merge(call_each(pm, "pre_tool", event=event, ctx=None))
     assert merged.action == "deny" and merged.reason == "no" and merged.context == "careful"
+
+
+def test_error_log_is_redacted(twiceshy_home: Path) -> None:
+    from twiceshy.errorlog import error_log_path, record_error, recent_errors
+
+    record_error("test", ValueError("bad url postgres://admin:hunter2hunter2@db/prod"), command="curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456'")
+    text = error_log_path().read_text()
+    assert "hunter2hunter2" not in text and "abcdefghijklmnopqrstuvwxyz123456" not in text
+    assert recent_errors()[-1]["where"] == "test"

@@ -197,11 +197,15 @@ def test_model_picks_which_candidates_apply(monkeypatch, tmp_path, server) -> No
     assert server.requests[-1]["max_tokens"] <= 32
 
 
-def test_model_saying_none_silences_and_can_lift_a_block(monkeypatch, tmp_path, server) -> None:
+def test_model_cannot_lift_a_block(monkeypatch, tmp_path, server) -> None:
+    # The relevance filter may drop warnings, never switch a confirmed rule off:
+    # a strongly matching rule blocks without asking the model at all.
     ctx = with_llm(monkeypatch, tmp_path, server)
     add(ctx, "Never force-push to main", "git push --force origin main", tier=Tier.RULE, confidence=0.9)
     server.set_script([("answer", "none")])
-    assert recall.pre_tool(bash("git push --force origin main"), ctx) is None
+    decision = recall.pre_tool(bash("git push --force origin main"), ctx)
+    assert decision is not None and decision.action == "deny"
+    assert not server.requests
 
 
 @pytest.mark.parametrize("mode", [("slow", 3.0, "1"), ("500",), ("garbage",), ("answer", "banana")])

@@ -29,10 +29,25 @@ HEADER = (
 
 
 def find_candidates(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
-    """Search and rank; no session state, no model."""
+    """Search, rank, follow the graph one hop; no session state, no model.
+
+    Edges are followed only from hits that already passed the score cut:
+    an edge lookup is a Chroma query, and doing it for every raw hit would
+    cost the hot path ~10 ms per searched call for nothing.
+    """
+    from ..learning import expand_hits
+
     cfg = ctx.config["retrieval"]
-    hits = ctx.store.search(event.action_text(), k=cfg["top_k"], project=event_project(event))
-    return rank(ctx, event, hits)
+    project = event_project(event)
+    hits = ctx.store.search(event.action_text(), k=cfg["top_k"], project=project)
+    candidates = rank(ctx, event, hits)
+    if not candidates:
+        return candidates
+    seeds = [(c.exp, c.similarity) for c in candidates]
+    expanded = expand_hits(ctx, seeds, project)
+    if len(expanded) == len(seeds):
+        return candidates
+    return rank(ctx, event, expanded)
 
 
 def find_matches(ctx: EngineContext, event: CoreEvent) -> list[LessonMatch]:
@@ -62,10 +77,14 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     candidates = [c for c in candidates if _is_blocker(ctx, c) or c.exp.id not in session["shown"]]
     if not candidates:
         return None
-    candidates = llm_filter(ctx, event, candidates)
+    # A confirmed rule that matches strongly blocks whatever the model says:
+    # the relevance filter may drop warnings, never lift a block (a model that
+    # is wrong, slow or prompt-injected must not be able to switch rules off).
+    blockers = [c for c in candidates if _is_blocker(ctx, c)]
+    if not blockers:
+        candidates = llm_filter(ctx, event, candidates)
     if not candidates:
         return None
-    blockers = [c for c in candidates if _is_blocker(ctx, c)]
     if blockers:
         reason = "Blocked by twiceshy: a confirmed rule from earlier sessions applies.\n" + "\n".join(
             f"- {c.exp.text} ({c.exp.evidence()})" for c in blockers
