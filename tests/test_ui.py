@@ -184,3 +184,37 @@ def test_loopback_only_unless_explicit(tmp_path):
         assert server.check_host and server.url.startswith("http://127.0.0.1:")
     finally:
         server.server_close()
+
+
+def test_graph_and_edit_commands(memory, tmp_path):
+    """`twiceshy graph` shows the same neighbourhood as /api/graph; `edit` rewrites and re-embeds."""
+    def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "twiceshy", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env=env)
+
+    proc = run("graph", memory["r1"], "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert {memory["p"], memory["r2"]} <= {n["id"] for n in data["nodes"]}
+    tree = run("graph", memory["p"], "--depth", "1")
+    assert tree.returncode == 0
+    flat = " ".join(tree.stdout.split())
+    assert f"{memory['p']} [principle] Install Python packages" in flat
+    assert "generalizes →" in flat and memory["r1"] in flat and memory["r2"] in flat
+    assert "[rule] Use pip install --user outside a venv" in flat  # brackets shown, not eaten as markup
+
+    edited = run("edit", memory["qa"], "--text", "Run the full test suite before any git push",
+                 "--trigger", "git push --force-with-lease", "--tier", "rule", "--tag", "git")
+    assert edited.returncode == 0, edited.stderr
+    assert "tags, text, tier, trigger" in edited.stdout
+    exp = make_context(tmp_path).store.get(memory["qa"])
+    assert exp.text == "Run the full test suite before any git push" and exp.tier == int(Tier.RULE)
+    assert exp.tags == ["git"] and exp.trigger == "git push --force-with-lease"
+    found = run("search", "git push --force-with-lease origin", "-k", "1")
+    assert memory["qa"] in found.stdout  # re-embedded on the new trigger
+    # Without options: $EDITOR gets the lesson as JSON.
+    env = {**os.environ, "EDITOR": f"{sys.executable} -c \"import sys,json;p=sys.argv[1];d=json.load(open(p));d['confidence']=0.95;json.dump(d,open(p,'w'))\""}
+    via_editor = run("edit", memory["qa"], env=env)
+    assert via_editor.returncode == 0, via_editor.stderr
+    assert make_context(tmp_path).store.get(memory["qa"]).confidence == 0.95
+    assert run("edit", "missing-id", "--text", "x y z").returncode != 0

@@ -19,6 +19,13 @@ import click
 
 from ..hookspecs import hookimpl
 
+def escape(text: str) -> str:
+    """Text shown through rich, with its [brackets] kept literal (not read as markup)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(str(text))
+
+
 LEVEL_STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
 
 
@@ -97,13 +104,14 @@ def register_commands(cli: click.Group) -> None:
             table.add_column("detail", overflow="fold")
             for c in report.checks:
                 style = LEVEL_STYLE.get(c.level, "")
-                table.add_row(c.name, f"[{style}]{c.level}[/]", c.detail)
+                table.add_row(escape(c.name), f"[{style}]{c.level}[/]", escape(c.detail))
             console = _console()
             console.print(table)
             fixes = [c for c in report.checks if c.fix and c.level in ("warn", "fail")]
             for c in fixes:
                 style = LEVEL_STYLE.get(c.level, "")
-                console.print(f"[{style}]{c.level}[/] {c.name}: fix: {c.fix}", highlight=False, soft_wrap=True)
+                console.print(f"[{style}]{c.level}[/] {escape(c.name)}: fix: {escape(c.fix)}", highlight=False,
+                              soft_wrap=True)
             bad = report.failed(strict)
             console.print(f"{len(bad)} problem(s)" if bad else "all good", style="bold red" if bad else "green",
                           highlight=False)
@@ -224,7 +232,6 @@ def register_commands(cli: click.Group) -> None:
                     raise click.BadParameter(f"{key} must not be empty")
                 reembed = True
             setattr(exp, key, value)
-        exp.source = exp.source or "edited"
         ctx.store.update(exp, reembed=reembed)
         click.echo(f"edited {exp.id}: " + ", ".join(sorted(changes)) + f"  [{exp.tier_label}] {exp.text}")
 
@@ -249,7 +256,7 @@ def register_commands(cli: click.Group) -> None:
 
         def label(node_id: str) -> str:
             n = nodes.get(node_id)
-            return f"{node_id} [{n['tier_label']}] {n['text']}" if n else f"{node_id} (missing)"
+            return escape(f"{node_id} [{n['tier_label']}] {n['text']}" if n else f"{node_id} (missing)")
 
         tree = Tree(label(exp_id))
         seen = {exp_id}
@@ -265,7 +272,7 @@ def register_commands(cli: click.Group) -> None:
                 if other in seen:
                     continue
                 seen.add(other)
-                grow(branch.add(f"{arrow} {label(other)}"), other, left - 1)
+                grow(branch.add(f"{escape(arrow)} {label(other)}"), other, left - 1)
 
         grow(tree, exp_id, depth)
         _console().print(tree)
@@ -418,7 +425,8 @@ def register_commands(cli: click.Group) -> None:
             for col in ("file:line", "heading", "lesson"):
                 table.add_column(col, overflow="fold")
             for item in counts["items"]:
-                table.add_row(f"{Path(item['file']).name}:{item['line']}", item["heading"], item["text"])
+                table.add_row(escape(f"{Path(item['file']).name}:{item['line']}"), escape(item["heading"]),
+                              escape(item["text"]))
             _console().print(table)
             return
         click.echo(f"seeded from {', '.join(counts['files']) or 'nothing'}: {counts['found']} found, "
