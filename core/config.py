@@ -28,6 +28,15 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "host": (str, "127.0.0.1"),
         "port": (int, 8000),
         "collection": (str, "experiences"),
+        "ssl": (bool, False),  # server mode: https (docs/team.md)
+        "tenant": (str, "default_tenant"),  # server mode: Chroma tenant
+        "database": (str, "default_database"),  # server mode: Chroma database (created on first use)
+        "token_env": ("str?", None),  # server mode: env var holding the server's token
+        "token_header": (str, "Authorization"),  # Authorization (Bearer) | X-Chroma-Token (Chroma Cloud)
+        "headers": (list, []),  # server mode: extra "Name: value" HTTP headers
+        "timeout_s": (float, 2.0),  # server mode: per request
+        "connect_timeout_s": (float, 0.5),  # server mode: TCP connect; bounds a hook when the server is away
+        "drain_interval_s": (float, 10.0),  # server mode: outbox delivery / reconnect period
     },
     "embedding": {
         "backend": (str, "minilm"),  # minilm (ONNX, shipped) | hash (lexical, no model)
@@ -84,6 +93,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "token_budget": (int, 1200),
         "session_token_budget": (int, 800),  # dynamic context returned at session start
         "max_per_group": (int, 6),  # lessons per Apply/Avoid/Consider group
+        "auto_write": (bool, True),  # refresh installed agents' context files after each session end
     },
     "distill": {
         "min_sessions": (int, 10),  # trajectories needed before any rule is distilled

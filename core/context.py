@@ -36,6 +36,11 @@ class EngineContext:
                     from .store import ExperienceStore, open_client
 
                     cfg = self.config["store"]
+                    if cfg["mode"] == "server":  # team memory: bounded, offline outbox (docs/team.md)
+                        from .team_store import open_team_store
+
+                        self._store = open_team_store(self.config, make_embedder(self.config.get("embedding", "backend")))
+                        return self._store
                     path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
                     client = open_client(cfg["mode"], path=path, host=cfg["host"], port=cfg["port"])
                     embedder = make_embedder(self.config.get("embedding", "backend"))
