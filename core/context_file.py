@@ -201,8 +201,10 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def is_our_command(command: str) -> bool:
-    """The ownership rule every part shares: "twiceshy" and "hooks/client.py" in one command."""
-    return "twiceshy" in command and "hooks/client.py" in command.replace("\\", "/")
+    """The one ownership rule, shared with install (:func:`twiceshy.install.is_our_command`)."""
+    from .install import is_our_command as rule
+
+    return rule(command)
 
 
 def settings_have_our_hooks(path: Path) -> bool:

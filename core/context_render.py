@@ -87,6 +87,7 @@ def write_agent_contexts(
     project_dir: Path,
     agents: list[str] | None = None,
     budget_tokens: int | None = None,
+    only_if_content: bool = False,
 ) -> list[dict[str, Any]]:
     """Write the managed block into each agent's context file.
 
@@ -105,9 +106,10 @@ def write_agent_contexts(
         if path is None:
             rows.append({"agent": agent, "path": None, "error": "no context file known for this agent"})
             continue
-        text = render_context_text(ctx, agent, project, budget_tokens) or (
-            HEADING + "\n\nNothing learned yet for this project."
-        )
+        text = render_context_text(ctx, agent, project, budget_tokens)
+        if not text and only_if_content and not Path(path).exists():
+            continue  # automatic refresh: don't create a file just to say "nothing yet"
+        text = text or (HEADING + "\n\nNothing learned yet for this project.")
         try:
             rows.append({"agent": agent, "path": str(path), "changed": write_context(Path(path), text)})
         except (ManagedBlockError, OSError) as exc:

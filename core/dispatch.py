@@ -78,7 +78,25 @@ def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
     from .evolve import after_session  # promote/demote/decay/generalise; fails open
 
     after_session(ctx, event)
+    if ctx.config.get("context", "auto_write") and event.cwd:
+        _refresh_context_files(ctx, event)
     return stored
+
+
+def _refresh_context_files(ctx: EngineContext, event: CoreEvent) -> None:
+    """Rewrite the managed block of every agent installed in this project, so
+    the next session starts with what this one taught. Fails open."""
+    from .context_render import write_agent_contexts
+    from .project import project_root
+
+    try:
+        root = project_root(event.cwd)
+        if root.is_dir():
+            for row in write_agent_contexts(ctx, root, only_if_content=True):
+                if "error" in row:
+                    record_error("context.auto_write", row["error"], agent=row["agent"], path=str(row["path"]))
+    except Exception as exc:
+        record_error("context.auto_write", exc)
 
 
 def handle_hook(
