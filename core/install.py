@@ -488,10 +488,24 @@ def _apply(
         )
     if dry_run or not changed:
         return result
+    _refuse_if_changed(path, text)
     if text is not None:
         result.backup = backup_file(path)
     write_atomic(path, new_text)
     return result
+
+
+def _refuse_if_changed(path: Path, text: str | None) -> None:
+    """Someone (an editor, another install) wrote the file since we read it:
+    writing our version would throw their change away. Refuse instead."""
+    try:
+        now = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        now = None
+    except (OSError, UnicodeDecodeError):
+        now = ""
+    if now != text:
+        raise InstallError(f"{path} changed while twiceshy was editing it; twiceshy did not write it. Run the command again.")
 
 
 def install(
