@@ -191,6 +191,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("-n", type=int, default=200, help="hook calls per scenario (engine path)")
     parser.add_argument("--inproc-n", type=int, default=5, help="calls per scenario for the in-process path")
+    parser.add_argument("--cold-n", type=int, default=2, help="cold starts timed per size")
     parser.add_argument("--json", dest="json_out", help="also write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dirs")
     args = parser.parse_args()
@@ -248,6 +249,16 @@ def main() -> int:
                 if want is not None:
                     inproc[name]["warned"] = matched
             row["in-process"] = inproc
+            # cold start: the first hook finds no engine, spawns one and fails open
+            first, ready = [], []
+            for _ in range(args.cold_n):
+                t, _ = time_client(home, payload(HIT_COMMAND, f"cold{next(session)}"), 1)
+                started = time.perf_counter() - t[0] / 1000
+                assert engine_mod.wait_ready(home, timeout=120) is not None
+                ready.append(time.perf_counter() - started)
+                first += t
+                engine_mod.stop(home)
+            row["cold"] = {"first_call_ms": statistics.median(first) if first else None, "ready_s": statistics.median(ready) if ready else None}
             results["sizes"][size] = row
             print_size(size, row, args)
     finally:
@@ -277,6 +288,9 @@ def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
     print(f"{'down (fail open)':24s} {fmt(row['down'])}")
     e = row["engine_side_ms"]
     print(f"{'engine-side, pre_tool':24s} {fmt(e)}   (time inside the engine, from events.jsonl)")
+    cold = row.get("cold") or {}
+    if cold.get("first_call_ms") is not None:
+        print(f"cold start: first call {cold['first_call_ms']:.0f} ms (spawns the engine, fails open); engine answering after {cold['ready_s']:.1f} s")
     sys.stdout.flush()
 
 

@@ -57,6 +57,11 @@ SPOOL_POLL_S = 2.0
 EVENT_LOG_MAX_BYTES = 5_000_000
 EVENT_LOG_FLUSH_S = 1.0
 WORKER_GRACE_S = 1.0  # how long shutdown waits for registered workers to return
+# Background work (jobs, spool drains) waits for a gap between hook requests:
+# a Chroma write holds a lock that a concurrent query waits on (measured:
+# 3 metadata updates ~80-250 ms, a query behind them +120 ms).
+QUIET_GAP_S = 0.25
+MAX_DEFER_S = 10.0
 
 Worker = Callable[["EngineContext", threading.Event], None]
 
@@ -93,10 +98,20 @@ def submit(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
     """
     engine = _current
     if engine is not None and not engine.stopping.is_set():
-        engine.jobs.put((fn, args, kwargs))
+        engine.jobs.put((fn, args, kwargs, time.monotonic()))
         return True
     fn(*args, **kwargs)
     return False
+
+
+def wait_for_quiet(max_wait_s: float = MAX_DEFER_S) -> None:
+    """Inside the engine, block until no hook request has been in flight for
+    :data:`QUIET_GAP_S` (or ``max_wait_s`` passed): call it before a store
+    write from a background worker so the write does not stall a search.
+    Returns at once outside an engine."""
+    engine = _current
+    if engine is not None:
+        engine.wait_quiet(time.monotonic() + max_wait_s)
 
 
 # ---------------------------------------------------------------------------
@@ -243,7 +258,7 @@ class Engine:
         self.ctx = ctx
         self.idle_timeout_s = idle_timeout_s
         self.stopping = threading.Event()
-        self.jobs: queue.Queue[tuple[Callable[..., Any], tuple, dict]] = queue.Queue()
+        self.jobs: queue.Queue[tuple[Callable[..., Any], tuple, dict, float]] = queue.Queue()
         self.events = EventLog(self.paths.events)
         self.started_at = time.time()
         self.last_activity = time.monotonic()
@@ -455,8 +470,20 @@ class Engine:
 
     # -- background ---------------------------------------------------------
 
+    def wait_quiet(self, deadline: float) -> None:
+        """Block until no request has been active for QUIET_GAP_S, until
+        ``deadline`` (monotonic) or until the engine stops."""
+        while not self.stopping.is_set() and time.monotonic() < deadline:
+            if self._active == 0 and time.monotonic() - self.last_activity >= QUIET_GAP_S:
+                return
+            time.sleep(0.02)
+
     def _spool_loop(self) -> None:
+        first = True
         while True:
+            if not first:
+                self.wait_quiet(time.monotonic() + MAX_DEFER_S)
+            first = False
             try:
                 self._busy += 1
                 try:
@@ -492,12 +519,13 @@ class Engine:
     def _jobs_loop(self) -> None:
         while True:
             try:
-                fn, args, kwargs = self.jobs.get(timeout=0.5)
+                fn, args, kwargs, queued_at = self.jobs.get(timeout=0.5)
             except queue.Empty:
                 if self.stopping.is_set():
                     return
                 continue
             self._busy += 1
+            self.wait_quiet(queued_at + MAX_DEFER_S)
             try:
                 fn(*args, **kwargs)
             except Exception as exc:
@@ -615,7 +643,7 @@ class Engine:
                 entry.update(kind=event.kind, action="queued", path="live")
                 return ack
             # The spool refused (disk full, too big): apply on the jobs thread.
-            self.jobs.put((handle_hook, (ctx, agent, native_event, payload), {}))
+            self.jobs.put((handle_hook, (ctx, agent, native_event, payload), {}, time.monotonic()))
             entry.update(kind=event.kind, action="queued", path="live")
             return ack
         info: dict[str, Any] = {}
@@ -766,5 +794,6 @@ __all__ = [
     "spawn_detached",
     "stop",
     "submit",
+    "wait_for_quiet",
     "wait_ready",
 ]

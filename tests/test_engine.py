@@ -211,6 +211,7 @@ def test_read_only_command_skips_the_search(live: Path) -> None:
 
 
 def test_post_tool_is_acked_then_applied_in_background_and_logged(live: Path) -> None:
+    hook(live, "PreToolUse", pre_tool("make test", session="bg"))
     out = hook(live, "PostToolUse", post_tool("make test", session="bg"))
     assert (out.returncode, out.stdout) == (0, b"")
 
