@@ -178,15 +178,19 @@ def check_store(state: _State) -> list[Check]:
     cfg = state.config["store"]
     embedder = state.embedder or make_embedder("hash")
     if cfg["mode"] == "server":
-        where = f"{cfg['host']}:{cfg['port']}"
+        from .team_store import ServerTarget, connect, outbox_pending  # same headers/token/timeouts as the engine
+
+        target = ServerTarget.from_config(state.config)
+        where, queued = target.url, outbox_pending(target)
         try:
-            client = open_client("server", host=cfg["host"], port=cfg["port"])
+            client = connect(target)
             client.heartbeat()
             store = ExperienceStore(client, embedder, cfg["collection"])
         except Exception as exc:
-            return [Check("store", "fail", f"Chroma server at {where} not reachable: {type(exc).__name__}: {exc}",
+            return [Check("store", "fail", f"Chroma server at {where} not reachable: {type(exc).__name__}: {exc}"
+                          + (f"; {queued} writes wait in the outbox" if queued else ""),
                           f"start it (`chroma run --path <dir> --port {cfg['port']}`) or set store.mode: embedded")]
-        return [_store_ok(store, f"server {where}", Tier)]
+        return [_store_ok(store, f"server {where}" + (f" ({queued} writes in the outbox)" if queued else ""), Tier)]
     path = _store_path(state.config)
     if path.exists() and not path.is_dir():
         return [Check("store", "fail", f"{path} exists but is not a directory",

@@ -10,12 +10,14 @@ tolerates the server being away:
   ``timeout=None``); we probe the port first (``store.connect_timeout_s``),
   build the client in a helper thread we stop waiting for, and then bound
   every request (``store.timeout_s``).
-* **Reads fail open.** Offline, ``search`` returns no hits at once (pre_tool
-  answers "allow" with no warning), ``count`` the last known count; ``get``
-  and ``get_many`` answer from what this process read or wrote lately; ``all``
-  and ``edges`` raise :class:`StoreOffline` (a maintenance pass or a CLI
-  listing must not act on a partial view). After a failure the server is
-  retried with a backoff, off the hot path.
+* **Reads fail open.** Offline, at once and without the network, ``search``
+  answers from the lessons this process wrote lately (so pre_tool answers
+  "allow", and one offline session still deduplicates against itself),
+  ``count`` gives the last known count, ``get`` and ``get_many`` what this
+  process read or wrote lately; ``all`` and ``edges`` raise
+  :class:`StoreOffline` (a maintenance pass or a CLI listing must not act on a
+  partial view). After a failure the server is retried with a backoff, in the
+  background.
 * **Writes never block on the server and are never lost.** Every write is
   appended to a durable :class:`~twiceshy.outbox.Outbox` under the data dir,
   then delivered in order — at once when the server answers; otherwise on
@@ -611,7 +613,7 @@ class TeamStore(ExperienceStore):
 
     def all(self, where: dict[str, Any] | None = None) -> list[Experience]:
         """Every lesson (matching ``where``); StoreOffline when the server is away."""
-        if not self._available(wait=True):
+        if not self._available(wait=False):
             raise StoreOffline(f"team memory at {self.target.url} is unreachable")
         got = self._col.get(where=where, include=["documents", "metadatas"])
         return [self._read(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])]
@@ -702,6 +704,12 @@ def outbox_path(target: ServerTarget, home: Path | None = None) -> Path:
     from .paths import data_dir
 
     return (home or data_dir()) / "outbox" / f"{target.key()}.sqlite3"
+
+
+def outbox_pending(target: ServerTarget, home: Path | None = None) -> int:
+    """Writes waiting for ``target`` in this data dir's outbox (0 when there is none)."""
+    path = outbox_path(target, home)
+    return Outbox(path).pending() if path.exists() else 0
 
 
 def open_team_store(config: "Config", embedder: "Embedder", home: Path | None = None) -> TeamStore:

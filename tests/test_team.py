@@ -29,6 +29,7 @@ from twiceshy import engine as engine_mod
 from twiceshy.config import load_config
 from twiceshy.context import make_context
 from twiceshy.dispatch import handle_hook
+from twiceshy.doctor import run_checks
 from twiceshy.hooks import wire
 from twiceshy.team_store import StoreOffline, TeamStore
 
@@ -250,6 +251,10 @@ def test_offline_machine_fails_open_queues_and_delivers_exactly_once(server: Chr
     exp_id = next(i["id"] for op in queued if op["kind"] == "add" for i in op["items"] if i["meta"]["trigger"] == TRIGGER)
     evolve.record_verdict(bob.ctx, exp_id, "FOLLOWED")
     assert bob.store.pending() == len(queued) + 1
+    for name, value in env.items():  # `twiceshy doctor` on bob's machine says so
+        monkeypatch.setenv(name, value)
+    store_check = next(c for c in run_checks(bob.project, check_model=False).checks if c.name == "store")
+    assert store_check.level == "fail" and f"{len(queued) + 1} writes wait in the outbox" in store_check.detail
 
     later.start()
     try:
