@@ -67,7 +67,9 @@ def make_manager(disabled: Iterable[str] = (), load_entry_points: bool = True) -
             if exc.name == module_name:
                 continue
             raise
-        pm.register(module, name=name)
+        # A module may expose its hooks on an object (agent plugins do: see
+        # twiceshy.agent_plugin); otherwise the module itself is the plugin.
+        pm.register(getattr(module, "plugin", module), name=name)
     if load_entry_points:
         try:
             pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)

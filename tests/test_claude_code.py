@@ -134,9 +134,9 @@ def test_unreadable_payload_raises_value_error(pm, event, data):
 def test_other_agents_are_not_ours(pm):
     from twiceshy.plugins import claude_code
 
-    assert claude_code.agent_parse_payload(agent="codex", native_event="PreToolUse", payload=payload("PreToolUse")) is None
-    assert claude_code.agent_settings_file(agent="gemini", scope="user", project_dir=Path(".")) is None
-    assert claude_code.agent_read_transcript(agent="cursor", path=FIXTURES / "transcript_recorded.jsonl") is None
+    assert claude_code.plugin.agent_parse_payload(agent="codex", native_event="PreToolUse", payload=payload("PreToolUse")) is None
+    assert claude_code.plugin.agent_settings_file(agent="gemini", scope="user", project_dir=Path(".")) is None
+    assert claude_code.plugin.agent_read_transcript(agent="cursor", path=FIXTURES / "transcript_recorded.jsonl") is None
 
 
 # ---------------------------------------------------------------- format

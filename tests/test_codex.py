@@ -125,9 +125,9 @@ def test_other_agents_are_not_ours(pm):
     data = payload("payload_PreToolUse.json")
     from twiceshy.plugins import codex
 
-    assert codex.agent_parse_payload(agent="gemini", native_event="PreToolUse", payload=data) is None
-    assert codex.agent_format_decision(agent="claude-code", event=parse(pm, "payload_PreToolUse.json"), decision=Decision()) is None
-    assert codex.agent_settings_file(agent="cursor", scope="user", project_dir=Path(".")) is None
+    assert codex.plugin.agent_parse_payload(agent="gemini", native_event="PreToolUse", payload=data) is None
+    assert codex.plugin.agent_format_decision(agent="claude-code", event=parse(pm, "payload_PreToolUse.json"), decision=Decision()) is None
+    assert codex.plugin.agent_settings_file(agent="cursor", scope="user", project_dir=Path(".")) is None
 
 
 # ---------------------------------------------------------------- output

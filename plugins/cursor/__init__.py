@@ -56,11 +56,11 @@ Transcript: :mod:`.transcript`. Context file: ``.cursor/rules/twiceshy.mdc``.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from ...agent_plugin import AgentPlugin
 from ...hookspecs import hookimpl
-from ...types import CoreEvent, Decision, NativeOutput, TranscriptEntry
+from ...types import CoreEvent
 from . import adapter, compat, transcript
 from . import settings as cursor_settings
 
@@ -97,57 +97,17 @@ def parse_compat(native_event: str, payload: dict[str, Any]) -> CoreEvent | None
     return event
 
 
-@hookimpl
-def agent_names() -> list[str]:
-    return [AGENT]
+class CursorPlugin(AgentPlugin):
+    """Cursor's adapter, which also claims Claude Code payloads that Cursor
+    itself sent (its Claude-compatibility mode runs Claude Code's hooks)."""
 
-
-@hookimpl(tryfirst=True)
-def agent_parse_payload(agent: str, native_event: str, payload: dict[str, Any]) -> CoreEvent | None:
-    if agent == AGENT:
-        return adapter.parse_payload(native_event, payload)
-    if agent == CLAUDE_AGENT and compat.is_cursor_payload(payload):
-        return parse_compat(native_event, payload)
-    return None
-
-
-@hookimpl
-def agent_format_decision(agent: str, event: CoreEvent, decision: Decision) -> NativeOutput | None:
-    if agent != AGENT:
+    @hookimpl(tryfirst=True)
+    def agent_parse_payload(self, agent: str, native_event: str, payload: dict[str, Any]) -> CoreEvent | None:
+        if agent == AGENT:
+            return adapter.parse_payload(native_event, payload)
+        if agent == CLAUDE_AGENT and compat.is_cursor_payload(payload):
+            return parse_compat(native_event, payload)
         return None
-    return adapter.format_decision(event, decision)
 
 
-@hookimpl
-def agent_settings_file(agent: str, scope: str, project_dir: Path) -> Path | None:
-    if agent != AGENT:
-        return None
-    return cursor_settings.settings_file(scope, project_dir)
-
-
-@hookimpl
-def agent_context_file(agent: str, project_dir: Path) -> Path | None:
-    if agent != AGENT:
-        return None
-    return cursor_settings.context_file(project_dir)
-
-
-@hookimpl
-def agent_install_hooks(agent: str, settings: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any] | None:
-    if agent != AGENT:
-        return None
-    return cursor_settings.install_hooks(settings, hook_command)
-
-
-@hookimpl
-def agent_uninstall_hooks(agent: str, settings: dict[str, Any]) -> dict[str, Any] | None:
-    if agent != AGENT:
-        return None
-    return cursor_settings.uninstall_hooks(settings)
-
-
-@hookimpl
-def agent_read_transcript(agent: str, path: Path) -> list[TranscriptEntry] | None:
-    if agent != AGENT:
-        return None
-    return transcript.read_transcript(Path(path))
+plugin = CursorPlugin(AGENT, adapter, cursor_settings, transcript)

@@ -56,11 +56,8 @@ Transcript: :mod:`.transcript`. Context file: ``GEMINI.md`` (or the name in
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable
 
-from ...hookspecs import hookimpl
-from ...types import CoreEvent, Decision, NativeOutput, TranscriptEntry
+from ...agent_plugin import AgentPlugin
 from . import adapter, transcript
 from . import settings as gemini_settings
 
@@ -68,63 +65,5 @@ AGENT = adapter.AGENT
 EVENTS = gemini_settings.EVENTS
 VERIFIED_VERSION = "0.61.0"
 
-
-@hookimpl
-def agent_names() -> list[str]:
-    return [AGENT]
-
-
-@hookimpl
-def agent_parse_payload(agent: str, native_event: str, payload: dict[str, Any]) -> CoreEvent | None:
-    if agent != AGENT:
-        return None
-    return adapter.parse_payload(native_event, payload)
-
-
-@hookimpl
-def agent_format_decision(agent: str, event: CoreEvent, decision: Decision) -> NativeOutput | None:
-    if agent != AGENT:
-        return None
-    return adapter.format_decision(event, decision)
-
-
-@hookimpl
-def agent_settings_file(agent: str, scope: str, project_dir: Path) -> Path | None:
-    if agent != AGENT:
-        return None
-    return gemini_settings.settings_file(scope, project_dir)
-
-
-@hookimpl
-def agent_context_file(agent: str, project_dir: Path) -> Path | None:
-    if agent != AGENT:
-        return None
-    return gemini_settings.context_file(project_dir)
-
-
-@hookimpl
-def agent_install_hooks(agent: str, settings: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any] | None:
-    if agent != AGENT:
-        return None
-    return gemini_settings.install_hooks(settings, hook_command)
-
-
-@hookimpl
-def agent_uninstall_hooks(agent: str, settings: dict[str, Any]) -> dict[str, Any] | None:
-    if agent != AGENT:
-        return None
-    return gemini_settings.uninstall_hooks(settings)
-
-
-@hookimpl
-def agent_read_transcript(agent: str, path: Path) -> list[TranscriptEntry] | None:
-    if agent != AGENT:
-        return None
-    return transcript.read_transcript(Path(path))
-
-
-@hookimpl
-def agent_install_notes(agent: str, scope: str, project_dir: Path) -> list[str] | None:
-    if agent != AGENT:
-        return None
-    return gemini_settings.install_notes(scope, project_dir) or None
+# Answers the agent_* hooks for gemini (see twiceshy.agent_plugin).
+plugin = AgentPlugin(AGENT, adapter, gemini_settings, transcript)
