@@ -195,6 +195,13 @@ def request(home, agent, event, event_id, payload, deadline):
 # ---------------------------------------------------------------------------
 
 
+def make_home(home):
+    """Create the data dir private (0700) if it is missing. ``os.makedirs``
+    gives only the leaf its mode: creating ``<home>/run`` directly left the
+    data dir, and the lessons in it, readable by every user (0755)."""
+    os.makedirs(norm_home(home), mode=0o700, exist_ok=True)
+
+
 def spool_append(home, line):
     """Append one JSONL record (bytes ending in newline) to the spool.
 
@@ -206,6 +213,7 @@ def spool_append(home, line):
     import fcntl
 
     path = spool_path(home)
+    make_home(home)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     for _ in range(20):
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -263,6 +271,7 @@ def _claim_start(home):
     """Create the start marker unless a fresh one exists (another client is
     already starting the engine). Returns True if we should spawn."""
     folder = run_dir(home)
+    make_home(home)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     marker = os.path.join(folder, "starting")
     for _ in range(2):

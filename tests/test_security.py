@@ -1,0 +1,238 @@
+"""Security: a private socket, a token-guarded loopback TCP listener, and no
+secret on any path to disk or to the model.
+
+* Unix socket 0600 in a 0700 run dir; a fresh data dir is created 0700; the
+  engine refuses a run dir that is a symlink or belongs to another user
+  (root can create one with chown, so this is tested for real).
+* TCP fallback: bound to 127.0.0.1 only (read back from /proc/net/tcp), the
+  port file is 0600, a request with a wrong or missing token gets no answer
+  and is never applied (the counting plugin sees nothing).
+* Redaction end to end: secrets in a pre_tool command, a post_tool output, a
+  prompt and a session transcript go through a real engine with a real
+  (fake, local) model server; afterwards no byte of any secret is found in
+  any file under the data dir — the Chroma store included — nor in any
+  request the model server received.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import reliability_kit as kit
+from llm_server import FakeLLMServer, llm_env
+from twiceshy import engine as engine_mod
+from twiceshy.hooks import wire
+
+
+@pytest.fixture
+def homes(tmp_path: Path) -> Iterator[list[Path]]:
+    made: list[Path] = []
+    yield made
+    for home in made:
+        kit.kill_engines(home)
+
+
+def test_socket_run_dir_and_data_dir_are_private(tmp_path: Path, homes: list[Path]) -> None:
+    home = tmp_path / "fresh" / "tshome"  # does not exist: the first hook creates it
+    homes.append(home)
+    env = kit.env_for(home)
+    out = kit.hook(home, "PreToolUse", kit.pre_tool_payload("s", "ls"), env)  # autostarts the engine
+    assert (out.returncode, out.stdout) == (0, b"")
+    assert kit.wait_for(lambda: engine_mod.call(home, "ping") is not None, timeout=120)
+    paths = engine_mod.EnginePaths(home)
+    assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(paths.run).st_mode) == 0o700
+    st = os.stat(paths.socket)
+    assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == os.getuid()
+    for name in ("engine.lock", "engine.pid"):
+        assert not stat.S_IMODE(os.stat(paths.run / name).st_mode) & 0o077 or name == "engine.pid"
+
+
+@pytest.mark.parametrize("trap", ["symlink", "foreign-owner"])
+def test_engine_refuses_a_run_dir_it_does_not_own(tmp_path: Path, homes: list[Path], trap: str) -> None:
+    home = tmp_path / "tshome"
+    homes.append(home)
+    elsewhere = tmp_path / "attacker"
+    elsewhere.mkdir()
+    if trap == "symlink":
+        (home / "run").symlink_to(elsewhere, target_is_directory=True)
+    else:
+        (home / "run").mkdir()
+        os.chown(home / "run", 12345, 12345)  # as root: a dir another user owns
+        os.chmod(home / "run", 0o777)
+    out = subprocess.run([kit.PY, "-m", "twiceshy", "serve", "--foreground", "--home", str(home)], env=kit.env_for(home),
+                         capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert out.returncode != 0
+    assert "not a directory owned by this user" in out.stderr, out.stderr[-1500:]
+    assert not list(elsewhere.iterdir()), "the engine wrote into a directory it does not own"
+
+
+def _listening_addresses(port: int) -> list[str]:
+    """Local addresses LISTENing on ``port`` (IPv4 and IPv6), from /proc/net."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            local, state = parts[1], parts[3]
+            addr, _, hexport = local.partition(":")
+            if state == "0A" and int(hexport, 16) == port:
+                found.append(addr)
+    return found
+
+
+def test_tcp_fallback_is_loopback_only_and_needs_the_token(tmp_path: Path, homes: list[Path]) -> None:
+    home = tmp_path / "tshome"
+    homes.append(home)
+    plugin = kit.make_counter_plugin(tmp_path / "plugin")
+    count = tmp_path / "count.txt"
+    env = kit.env_for(home, plugin, count, TWICESHY_ENGINE_TRANSPORT="tcp")
+    proc = kit.spawn_engine(home, env)
+    port_file = Path(wire.port_file(home))
+    assert kit.wait_for(lambda: port_file.exists() and port_file.read_text().strip(), timeout=120), (home / "engine.log").read_text()
+    assert stat.S_IMODE(port_file.stat().st_mode) == 0o600
+    port, token = port_file.read_text().split()[:2]
+    port_n = int(port)
+    assert len(token) >= 32
+    assert _listening_addresses(port_n) == ["0100007F"], _listening_addresses(port_n)  # 127.0.0.1 only
+
+    def ask(tok: str, event: str = "ping", agent: str = "-", payload: bytes = b"") -> bytes:
+        s = socket.create_connection(("127.0.0.1", port_n), timeout=20)
+        try:
+            s.sendall(f"TS1 {agent} {event} t1 {len(payload)} {tok}\n".encode() + payload)
+            s.shutdown(socket.SHUT_WR)
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+            return data
+        finally:
+            s.close()
+
+    assert kit.wait_for(lambda: wire.parse_reply(ask(token)) is not None, timeout=60)
+    assert ask("-") == b""
+    assert ask(token[:-1] + ("0" if token[-1] != "0" else "1")) == b""
+    bad_event = json.dumps(kit.post_tool_payload("tcp", "echo sneaky", 1)).encode()
+    assert ask("wrong-token", "PostToolUse", "claude-code", bad_event) == b""
+    good_event = json.dumps(kit.post_tool_payload("tcp", "echo legit", 2)).encode()
+    assert wire.parse_reply(ask(token, "PostToolUse", "claude-code", good_event)) is not None
+    assert kit.wait_for(lambda: ("tcp", "echo legit") in kit.counted(count), timeout=60)
+    time.sleep(0.5)
+    assert ("tcp", "echo sneaky") not in kit.counted(count), "an event without the token was applied"
+    # The real client finds the port and token by itself.
+    out = kit.hook(home, "PreToolUse", kit.pre_tool_payload("tcp", "ls"), env)
+    assert out.returncode == 0
+    kit.stop_engine(home, proc)
+
+
+# ---------------------------------------------------------------------------
+# Redaction on every path to disk and to the model
+# ---------------------------------------------------------------------------
+
+SECRETS = {
+    "openai": "sk-proj-Zx81mQpL0vT7bNc4Rw2YhK9sJd3FgA6e",
+    "aws_id": "AKIAZ7Q4M2X9W3N8V5TB",
+    "aws_secret": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq3mT8vLeK",
+    "github": "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngOnlyAbCdEf",
+    "password": "Hunter2-Correct-Horse-9a7",
+}
+
+
+def _transcript(path: Path) -> Path:
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": f"deploy it; the db password is postgres://admin:{SECRETS['password']}@db/prod"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "tu1", "name": "Bash", "input": {"command": f"AWS_SECRET_ACCESS_KEY={SECRETS['aws_secret']} aws s3 ls"}}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "tu1", "is_error": True, "content": f"error: bad token {SECRETS['github']}"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "tu2", "name": "Bash", "input": {"command": f"aws --profile prod s3 ls # key {SECRETS['aws_id']}"}}]}},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu2", "content": "bucket-a"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text":
+            f"LEARNING: export OPENAI_API_KEY={SECRETS['openai']} before running the eval script, and use the prod profile"}]}},
+    ]  # fmt: skip
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return path
+
+
+def _find_secrets(root: Path) -> list[str]:
+    hits = []
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            for name, value in SECRETS.items():
+                if value.encode() in data:
+                    hits.append(f"{name} in {path.relative_to(root)}")
+    return hits
+
+
+def test_no_secret_reaches_disk_or_the_model(tmp_path: Path, homes: list[Path]) -> None:
+    home = tmp_path / "tshome"
+    home.mkdir(exist_ok=True)
+    homes.append(home)
+
+    def answer(body: dict[str, Any]) -> str:
+        text = json.dumps(body)
+        return "1" if "Which of these lessons" in text else "FOLLOWED"
+
+    with FakeLLMServer([("answer", answer)]) as server:
+        env = kit.env_for(home, **llm_env(server))
+        kit.seed_lessons(home, env, [("aws s3 ls needs --profile prod here", "aws s3 ls"), ("export keys via direnv, not inline", "export OPENAI_API_KEY")])
+        proc = kit.start_engine(home, env)
+        cwd = str(tmp_path)
+        sid = "secret-session"
+        calls = [
+            ("UserPromptSubmit", {"session_id": sid, "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+                                  "prompt": f"use token {SECRETS['github']} and password={SECRETS['password']}"}),
+            ("PreToolUse", kit.pre_tool_payload(sid, f"AWS_SECRET_ACCESS_KEY={SECRETS['aws_secret']} aws s3 ls", cwd)),
+            ("PostToolUse", {**kit.post_tool_payload(sid, f"aws s3 ls --key {SECRETS['aws_id']}", 1),
+                             "tool_response": {"stdout": f"Authorization: Bearer {SECRETS['openai']}", "stderr": ""}}),
+            ("PreToolUse", kit.pre_tool_payload(sid, f"export OPENAI_API_KEY={SECRETS['openai']}", cwd)),
+            ("PostToolUse", {**kit.post_tool_payload(sid, f"export OPENAI_API_KEY={SECRETS['openai']}", 2), "cwd": cwd}),
+            ("SessionEnd", {"session_id": sid, "cwd": cwd, "hook_event_name": "SessionEnd", "reason": "exit",
+                            "transcript_path": str(_transcript(tmp_path / "transcript.jsonl"))}),
+        ]  # fmt: skip
+        for event, payload in calls:
+            out = kit.hook(home, event, payload, env, budget_ms=5000)
+            assert out.returncode == 0, out.stderr
+        # The relevance filter asks the model only once litellm is warm (it
+        # warms up in the background on the first call): repeat until it asks.
+        n = 0
+        while not server.raw_bodies and n < 60:
+            n += 1
+            kit.hook(home, "PreToolUse", kit.pre_tool_payload(f"{sid}-{n}", f"AWS_SECRET_ACCESS_KEY={SECRETS['aws_secret']} aws s3 ls", cwd), env, budget_ms=5000)
+            time.sleep(0.5)
+        engine_mod.call(home, "drain")
+        assert kit.wait_for(lambda: kit.spool_pending(home) == 0, timeout=120)
+        time.sleep(3.0)  # judge worker and hit counting run in the background
+        kit.stop_engine(home, proc)
+        bodies = b"\n".join(server.raw_bodies)
+    leaked_to_model = [name for name, value in SECRETS.items() if value.encode() in bodies]
+    assert server.raw_bodies, "the model was never asked: this test did not exercise that path"
+    assert not leaked_to_model, f"secrets sent to the model: {leaked_to_model}"
+    stored = _store_texts(home, env)
+    assert any("OPENAI_API_KEY" in t for t in stored), f"the session's lesson was not learned: {stored}"
+    leaks = _find_secrets(home)
+    assert not leaks, f"secrets written under the data dir: {leaks}"
+    print(f"\nredaction: {len(server.raw_bodies)} model requests and {sum(1 for p in home.rglob('*') if p.is_file())} files under the data dir, no secret in any")
+
+
+def _store_texts(home: Path, env: dict[str, str]) -> list[str]:
+    code = "import json\nfrom twiceshy.context import make_context\nprint(json.dumps([e.text for e in make_context(None).store.all()]))\n"
+    out = subprocess.run([kit.PY, "-c", code], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
