@@ -65,7 +65,8 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
         "recursive delete of a root, home or system folder",
         re.compile(
             r"\brm\s+(?:-[a-z]*\s+)*-[a-z]*(?:r[a-z]*f|f[a-z]*r)[a-z]*\s+(?:-[a-z-]+\s+)*"
-            r"(?:--no-preserve-root|[\"']?(?:/|/\*|~/?|\$home/?|\$\{home\}/?|/(?:etc|usr|var|home|boot|bin|sbin|lib|opt|root|srv|sys|proc)\b/?\*?)[\"']?(?=\s|$|[;&|`'\")]))",
+            r"(?:--no-preserve-root|[\"']?(?:/|/\*|~/?|\$home/?|\$\{home\}/?|/(?:etc|usr|boot|bin|sbin|lib|lib64|root|sys|proc)\b(?:/[^\s;&|`'\"]*)?"
+            r"|/(?:var|home|opt|srv)/?\*?)[\"']?(?=\s|$|[;&|`'\")]))",
             re.I,
         ),
     ),
