@@ -63,7 +63,8 @@ OPS_KEEP = 32
 BASE_ATTR = "_team_base"  # counters as read, kept on the Experience object
 LOCAL_KEEP = 5000  # lessons remembered for offline get/get_many
 ADD_BATCH = 256
-DRAIN_ON_OPEN_S = 5.0  # the rest of a long outbox goes on the periodic drain
+DRAIN_ON_OPEN_S = 5.0
+KICK_EVERY_S = 0.5  # the hot path starts a background retry/delivery at most this often  # the rest of a long outbox goes on the periodic drain
 
 
 class StoreOffline(ConnectionError):
@@ -288,6 +289,7 @@ class TeamStore(ExperienceStore):
         self._drain_lock = threading.Lock()
         self._online = False
         self._reported = False
+        self._last_kick = -KICK_EVERY_S
         self._next_try = 0.0
         self._backoff = 0.5
         self._last_count = 0
@@ -378,6 +380,12 @@ class TeamStore(ExperienceStore):
         return False
 
     def _kick(self) -> None:
+        """Run :meth:`tick` in a background thread, at most every KICK_EVERY_S."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last_kick < KICK_EVERY_S:
+                return
+            self._last_kick = now
         threading.Thread(target=self.tick, name="twiceshy-team-retry", daemon=True).start()
 
     def tick(self) -> None:
