@@ -17,6 +17,9 @@ from .config import Config, load_config
 from .paths import store_dir
 
 
+MAX_SESSIONS = 256  # sessions whose state the engine keeps in memory
+
+
 @dataclass
 class EngineContext:
     config: Config
@@ -55,7 +58,16 @@ class EngineContext:
         return self._store
 
     def session(self, session_id: str) -> dict[str, Any]:
-        return self.sessions.setdefault(session_id or "-", {"shown": set(), "warnings": 0})
+        """Per-session state (warnings shown, budget used). The engine lives for
+        days, so the least recently used sessions are forgotten past a cap."""
+        key = session_id or "-"
+        record = self.sessions.pop(key, None)
+        if record is None:
+            record = {"shown": set(), "warnings": 0}
+            while len(self.sessions) >= MAX_SESSIONS:
+                self.sessions.pop(next(iter(self.sessions)))
+        self.sessions[key] = record  # re-inserted last: dicts keep insertion order, so this is an LRU
+        return record
 
 
 def make_context(project_dir: Path | None = None, config: Config | None = None) -> EngineContext:

@@ -50,7 +50,10 @@ def fingerprint(cwd: str) -> str:
     origin = _origin_url(root)
     basis = origin or str(root)
     digest = hashlib.sha256(basis.encode()).hexdigest()[:8]
-    return f"{root.name or 'root'}-{digest}"
+    # Named after the repository when there is a remote, so two clones in
+    # differently named folders are still one project.
+    name = origin.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") if origin else root.name
+    return f"{name or 'root'}-{digest}"
 
 
 __all__ = ["fingerprint", "project_root"]

@@ -118,3 +118,16 @@ def test_error_log_is_redacted(twiceshy_home: Path) -> None:
     text = error_log_path().read_text()
     assert "hunter2hunter2" not in text and "abcdefghijklmnopqrstuvwxyz123456" not in text
     assert recent_errors()[-1]["where"] == "test"
+
+
+def test_session_state_is_bounded_and_lru(ctx) -> None:
+    from twiceshy.context import MAX_SESSIONS
+
+    first = ctx.session("s-0")
+    first["warnings"] = 2
+    for i in range(1, MAX_SESSIONS + 10):
+        ctx.session(f"s-{i}")
+        ctx.session("s-0")  # keep s-0 recently used
+    assert len(ctx.sessions) == MAX_SESSIONS
+    assert ctx.session("s-0")["warnings"] == 2
+    assert "s-1" not in ctx.sessions

@@ -75,8 +75,25 @@ def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run:
         if action == "install" and result.changed and not dry_run:
             for note in pm.hook.agent_install_notes(agent=agent, scope=scope, project_dir=project_dir) or []:
                 click.echo(f"  note: {note}")
+    if action == "uninstall" and not dry_run:
+        _stop_engine_if_unused(pm, project_dir)
     if failures:
         raise click.ClickException(f"{action} failed for: {', '.join(failures)}")
+
+
+def _stop_engine_if_unused(pm, project_dir: Path) -> None:
+    """Uninstall leaves no process behind: once no agent's settings (user, or
+    this project's) still point at our hooks, stop the resident engine."""
+    from ..context_file import installed_agents
+    from ..engine import lock_is_held, stop
+    from ..engine import EnginePaths
+    from ..paths import data_dir
+
+    if installed_agents(pm, project_dir):
+        return
+    if lock_is_held(EnginePaths(data_dir())):
+        stopped = stop(data_dir())
+        click.echo("engine: stopped (no agent uses twiceshy any more)" if stopped else "engine: could not be stopped")
 
 
 @hookimpl
