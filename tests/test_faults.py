@@ -163,11 +163,11 @@ def test_kill_9_mid_write_loses_no_acknowledged_event(rig: dict[str, Any]) -> No
 # kill -9 mid-evolve
 # ---------------------------------------------------------------------------
 
-EVOLVE_N = 60
+EVOLVE_N = 40
 
 
 def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None:
-    """60 raw lessons seen twice (each due for promotion to QA); a session end
+    """40 raw lessons seen twice (each due for promotion to QA); a session end
     starts the evolution cycle inside the engine; SIGKILL while it writes;
     restart: the session end is replayed from the spool, the cycle finishes,
     every lesson is QA exactly once (none lost, none promoted twice)."""

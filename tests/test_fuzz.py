@@ -39,6 +39,7 @@ from twiceshy.hooks import wire
 from twiceshy.types import NativeOutput
 
 FUZZ_TRIED: Counter = Counter()
+SCALE = max(1, int(os.environ.get("TWICESHY_FUZZ_SCALE", "1")))  # e.g. 20 for a long local run
 AGENTS = ["claude-code", "codex", "gemini", "cursor"]
 EVENTS = [
     "PreToolUse", "PostToolUse", "SessionStart", "SessionEnd", "Stop", "UserPromptSubmit",
@@ -179,7 +180,7 @@ def _assert_engine_healthy(live: dict[str, Any]) -> None:
 # -- the hook client, as a process ---------------------------------------------
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=40 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(agent=argv_names, event=argv_events, data=payloads)
 def test_client_fails_open_on_any_input(live: dict[str, Any], agent: str, event: str, data: bytes) -> None:
     """Arbitrary agent/event names and payload bytes: exit 0, silent unless the
@@ -198,7 +199,7 @@ def test_client_fails_open_on_any_input(live: dict[str, Any], agent: str, event:
         assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=15 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=st.one_of(st.binary(min_size=1, max_size=2000), json_values.filter(lambda v: not isinstance(v, dict)).map(_encode)))
 def test_client_silent_on_non_object_payloads_for_every_agent(live: dict[str, Any], data: bytes) -> None:
     for agent, event in (("claude-code", "PreToolUse"), ("gemini", "BeforeTool"), ("cursor", "beforeShellExecution"), ("codex", "PostToolUse")):
@@ -253,7 +254,7 @@ headers = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=150 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(header=headers, body=st.binary(max_size=200), close_early=st.booleans())
 def test_engine_survives_garbage_on_its_socket(live: dict[str, Any], header: bytes, body: bytes, close_early: bool) -> None:
     FUZZ_TRIED["socket"] += 1
@@ -331,7 +332,7 @@ def _error_lines() -> int:
     return len(path.read_text(errors="replace").splitlines()) if path.exists() else 0
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=300 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(agent=st.sampled_from(AGENTS) | names, event=st.sampled_from(EVENTS) | events, data=payloads)
 def test_engine_handle_never_raises_and_logs_only_expected_errors(inproc: Any, agent: str, event: str, data: bytes) -> None:
     eng, _, home = inproc
@@ -347,7 +348,7 @@ def test_engine_handle_never_raises_and_logs_only_expected_errors(inproc: Any, a
     assert not unexpected, str(unexpected[0].get("traceback") or unexpected[0])[-1500:]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=80 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(agent=st.sampled_from(AGENTS), event=st.sampled_from(EVENTS), payload=wrong_typed | shaped)
 def test_dispatch_on_wrong_types_never_crashes_an_adapter(inproc: Any, agent: str, event: str, payload: dict) -> None:
     """Objects with every adapter key set to any JSON type: no adapter crash logged."""
