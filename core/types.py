@@ -202,8 +202,10 @@ class Experience:
     seen_count: int = 1
     project: str | None = None
     tags: list[str] = field(default_factory=list)
-    created_at: float = field(default_factory=time.time)
-    last_seen: float = field(default_factory=time.time)
+    # Milliseconds: Chroma keeps ~16 significant digits of a float, so a raw
+    # time.time() does not survive a round trip exactly.
+    created_at: float = field(default_factory=lambda: round(time.time(), 3))
+    last_seen: float = field(default_factory=lambda: round(time.time(), 3))
     superseded_by: str | None = None
     topic: str = ""
     streak: int = 0  # consecutive verdicts: >0 FOLLOWED, <0 IGNORED/IRRELEVANT (twiceshy.evolve)
@@ -220,6 +222,8 @@ class Experience:
                 meta[f.name] = json.dumps(value)
             elif value is None:
                 meta[f.name] = ""
+            elif f.name in ("created_at", "last_seen") and isinstance(value, float):
+                meta[f.name] = round(value, 3)
             else:
                 meta[f.name] = value
         return meta
