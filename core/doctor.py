@@ -137,7 +137,29 @@ def check_data_dir(state: _State) -> list[Check]:
     if not os.access(home, os.R_OK | os.W_OK | os.X_OK):
         return [Check("data dir", "fail", f"{home} is not readable and writable by this user",
                       f"chown -R $(id -u) {home} && chmod u+rwx {home}")]
-    return [Check("data dir", "ok", str(home), data={"path": str(home)})]
+    # os.access says yes to root, and on a read-only mount or a full disk:
+    # only a real write tells. 64 KiB, synced, then removed.
+    probe = home / f".doctor-probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as fh:
+            fh.write(b"\0" * 65536)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        return [Check("data dir", "fail", f"cannot write to {home}: {exc.strerror or exc}",
+                      "free disk space or remount the data dir read-write (or set TWICESHY_HOME elsewhere)")]
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    import shutil
+
+    free_mb = shutil.disk_usage(home).free / 1e6
+    if free_mb < 100:
+        return [Check("data dir", "warn", f"{home}: only {free_mb:.0f} MB free; lessons and the spool need room",
+                      "free disk space", data={"path": str(home), "free_mb": round(free_mb)})]
+    return [Check("data dir", "ok", f"{home} ({free_mb / 1000:.1f} GB free)", data={"path": str(home), "free_mb": round(free_mb)})]
 
 
 def check_embedder(state: _State) -> list[Check]:
