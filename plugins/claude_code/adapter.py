@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...payload import hook_event, text_field
 from ...types import CoreEvent, Decision, NativeOutput
 
 AGENT = "claude-code"
@@ -30,10 +31,6 @@ CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "
 
 MAX_OUTPUT_CHARS = 20_000
 
-
-def _str(payload: dict[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
 
 
 def tool_output_text(response: Any, limit: int = MAX_OUTPUT_CHARS) -> str | None:
@@ -86,13 +83,13 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
     """
     if not isinstance(payload, dict):
         raise ValueError(f"Claude Code payload must be a JSON object, got {type(payload).__name__}")
-    event_name = _str(payload, "hook_event_name") or native_event
+    event_name = text_field(payload, "hook_event_name") or native_event
     if event_name != native_event and native_event in EVENT_KINDS and event_name not in EVENT_KINDS:
         event_name = native_event
     kind = EVENT_KINDS.get(event_name)
     if kind is None:
         raise ValueError(f"unsupported Claude Code hook event {event_name!r}")
-    tool_name = _str(payload, "tool_name")
+    tool_name = text_field(payload, "tool_name")
     tool_input = payload.get("tool_input")
     if kind in ("pre_tool", "post_tool"):
         if not tool_name:
@@ -103,26 +100,16 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
             tool_input = {"input": tool_input}
     else:
         tool_input = tool_input if isinstance(tool_input, dict) else {}
-    event = CoreEvent(
-        kind=kind,  # type: ignore[arg-type]
-        agent=AGENT,
-        native_event=event_name,
-        session_id=_str(payload, "session_id"),
-        cwd=_str(payload, "cwd"),
-        tool_name=tool_name,
-        tool_input=tool_input,
-        transcript_path=_str(payload, "transcript_path") or None,
-        raw=payload,
-    )
+    event = hook_event(AGENT, kind, event_name, payload, tool_name, tool_input)
     if event_name == "PostToolUse":
         response = payload.get("tool_response")
         event.tool_output = tool_output_text(response)
         event.success = tool_success(response)
     elif event_name == "PostToolUseFailure":
-        event.tool_output = (_str(payload, "error") or tool_output_text(payload.get("tool_response")) or "")[:MAX_OUTPUT_CHARS]
+        event.tool_output = (text_field(payload, "error") or tool_output_text(payload.get("tool_response")) or "")[:MAX_OUTPUT_CHARS]
         event.success = False
     elif kind == "prompt":
-        event.prompt = _str(payload, "prompt")
+        event.prompt = text_field(payload, "prompt")
     # Stop's last_assistant_message, SessionStart's source and SessionEnd's
     # reason stay in ``raw``: CoreEvent has no field of that meaning.
     return event

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from ...payload import hook_event, json_output, text_field
 from ...types import CoreEvent, Decision, NativeOutput
 
 AGENT = "codex"
@@ -35,10 +36,6 @@ MAX_OUTPUT_CHARS = 20_000
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
 _EXIT_CODE = re.compile(r"(?:Process exited with code|exit code:?|Exit code:?)\s*(-?\d+)", re.IGNORECASE)
 
-
-def _str(payload: dict[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
 
 
 def patch_paths(patch: str) -> list[str]:
@@ -120,38 +117,26 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
     """
     if not isinstance(payload, dict):
         raise ValueError(f"Codex payload must be a JSON object, got {type(payload).__name__}")
-    event_name = _str(payload, "hook_event_name")
+    event_name = text_field(payload, "hook_event_name")
     if event_name not in EVENT_KINDS:
         event_name = native_event
     kind = EVENT_KINDS.get(event_name)
     if kind is None:
         raise ValueError(f"unsupported Codex hook event {event_name!r}")
-    tool_name = _str(payload, "tool_name")
+    tool_name = text_field(payload, "tool_name")
     if kind in ("pre_tool", "post_tool") and not tool_name:
         raise ValueError(f"{event_name} payload has no tool_name")
     tool_input = normalise_tool_input(tool_name, payload.get("tool_input")) if tool_name else {}
-    event = CoreEvent(
-        kind=kind,  # type: ignore[arg-type]
-        agent=AGENT,
-        native_event=event_name,
-        session_id=_str(payload, "session_id"),
-        cwd=_str(payload, "cwd"),
-        tool_name=tool_name,
-        tool_input=tool_input,
-        transcript_path=_str(payload, "transcript_path") or None,
-        raw=payload,
-    )
+    event = hook_event(AGENT, kind, event_name, payload, tool_name, tool_input)
     if kind == "post_tool":
         response = payload.get("tool_response")
         event.tool_output = tool_output_text(response)
         event.success = tool_success(response)
-    elif kind == "prompt":
-        event.prompt = _str(payload, "prompt")
     return event
 
 
 def _output(specific: dict[str, Any]) -> NativeOutput:
-    return NativeOutput(stdout=json.dumps({"hookSpecificOutput": specific}, ensure_ascii=False) + "\n")
+    return json_output({"hookSpecificOutput": specific})
 
 
 def format_decision(event: CoreEvent, decision: Decision) -> NativeOutput:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...payload import hook_event, json_output, text_field
 from ...types import CoreEvent, Decision, NativeOutput
 
 AGENT = "cursor"
@@ -44,19 +45,15 @@ MAX_OUTPUT_CHARS = 20_000
 USER_MESSAGE_CHARS = 400
 
 
-def _str(payload: dict[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
-
 
 def session_id_of(payload: dict[str, Any]) -> str:
     """Cursor names the session ``conversation_id`` (newer events also ``session_id``)."""
-    return _str(payload, "conversation_id") or _str(payload, "session_id")
+    return text_field(payload, "conversation_id") or text_field(payload, "session_id")
 
 
 def cwd_of(payload: dict[str, Any]) -> str:
     """``cwd`` when the event has one, else the first workspace root."""
-    cwd = _str(payload, "cwd")
+    cwd = text_field(payload, "cwd")
     if cwd:
         return cwd
     roots = payload.get("workspace_roots")
@@ -90,7 +87,7 @@ def _text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str | None:
 def _edit_input(payload: dict[str, Any]) -> dict[str, Any]:
     """afterFileEdit as an Edit call: the path, every edit, and the first edit's strings."""
     edits = payload.get("edits") if isinstance(payload.get("edits"), list) else []
-    out: dict[str, Any] = {"file_path": _str(payload, "file_path"), "edits": edits}
+    out: dict[str, Any] = {"file_path": text_field(payload, "file_path"), "edits": edits}
     first = edits[0] if edits and isinstance(edits[0], dict) else {}
     for key in ("old_string", "new_string"):
         if isinstance(first.get(key), str):
@@ -106,7 +103,7 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
     """
     if not isinstance(payload, dict):
         raise ValueError(f"Cursor payload must be a JSON object, got {type(payload).__name__}")
-    event_name = _str(payload, "hook_event_name")
+    event_name = text_field(payload, "hook_event_name")
     if event_name not in EVENT_KINDS:
         event_name = native_event
     kind = EVENT_KINDS.get(event_name)
@@ -119,16 +116,16 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
     cwd = cwd_of(payload)
     if event_name in ("beforeShellExecution", "afterShellExecution"):
         tool_name = SHELL_TOOL
-        tool_input = {"command": _str(payload, "command")}
-        if _str(payload, "cwd"):
-            tool_input["cwd"] = _str(payload, "cwd")
+        tool_input = {"command": text_field(payload, "command")}
+        if text_field(payload, "cwd"):
+            tool_input["cwd"] = text_field(payload, "cwd")
         if event_name == "afterShellExecution":
             tool_output = _text(payload.get("output"))
             code = payload.get("exit_code", payload.get("exitCode"))
             if isinstance(code, int) and not isinstance(code, bool):
                 success = code == 0
     elif event_name in ("beforeMCPExecution", "afterMCPExecution"):
-        tool_name = _str(payload, "tool_name") or "mcp"
+        tool_name = text_field(payload, "tool_name") or "mcp"
         value = _json_value(payload.get("tool_input"))
         tool_input = value if isinstance(value, dict) else ({"input": value} if value is not None else {})
         if event_name == "afterMCPExecution":
@@ -141,7 +138,7 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
         tool_input = _edit_input(payload)
         success = True
     elif event_name in ("preToolUse", "postToolUse", "postToolUseFailure"):
-        tool_name = _str(payload, "tool_name")
+        tool_name = text_field(payload, "tool_name")
         if not tool_name:
             raise ValueError(f"{event_name} payload has no tool_name")
         value = _json_value(payload.get("tool_input"))
@@ -152,26 +149,18 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
         elif event_name == "postToolUseFailure":
             tool_output = _text(payload.get("error_message", payload.get("error"))) or ""
             success = False
-    event = CoreEvent(
-        kind=kind,  # type: ignore[arg-type]
-        agent=AGENT,
-        native_event=event_name,
+    return hook_event(
+        AGENT,
+        kind,
+        event_name,
+        payload,
+        tool_name,
+        tool_input,
         session_id=session_id_of(payload),
         cwd=cwd,
-        tool_name=tool_name,
-        tool_input=tool_input,
         tool_output=tool_output,
         success=success,
-        transcript_path=_str(payload, "transcript_path") or None,
-        raw=payload,
     )
-    if kind == "prompt":
-        event.prompt = _str(payload, "prompt")
-    return event
-
-
-def _json(data: dict[str, Any]) -> NativeOutput:
-    return NativeOutput(stdout=json.dumps(data, ensure_ascii=False) + "\n")
 
 
 def _short(text: str) -> str:
@@ -198,12 +187,12 @@ def format_decision(event: CoreEvent, decision: Decision) -> NativeOutput:
         if decision.action == "deny":
             reason = decision.reason.strip() or "Blocked by twiceshy."
             agent_message = f"{reason}\n\n{decision.context}" if decision.context else reason
-            return _json({"permission": "deny", "user_message": f"twiceshy blocked this: {_short(reason)}", "agent_message": agent_message})
+            return json_output({"permission": "deny", "user_message": f"twiceshy blocked this: {_short(reason)}", "agent_message": agent_message})
         if decision.context:
-            return _json({"user_message": f"twiceshy: {_short(decision.context)}", "agent_message": decision.context})
+            return json_output({"user_message": f"twiceshy: {_short(decision.context)}", "agent_message": decision.context})
         return NativeOutput()
     if name in CONTEXT_EVENTS:
         text = decision.context or (decision.reason if decision.action == "deny" else "")
         if text:
-            return _json({"additional_context": text})
+            return json_output({"additional_context": text})
     return NativeOutput()

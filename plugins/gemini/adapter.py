@@ -22,6 +22,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from ...payload import hook_event, json_output, text_field
 from ...types import CoreEvent, Decision, NativeOutput
 
 AGENT = "gemini"
@@ -97,10 +98,6 @@ class PendingWarnings:
 PENDING = PendingWarnings()
 
 
-def _str(payload: dict[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
-
 
 def _parts_text(value: Any) -> str:
     """Text of a Gemini ``PartListUnion`` (string, Part, or list of Parts)."""
@@ -162,13 +159,13 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
     """
     if not isinstance(payload, dict):
         raise ValueError(f"Gemini CLI payload must be a JSON object, got {type(payload).__name__}")
-    event_name = _str(payload, "hook_event_name")
+    event_name = text_field(payload, "hook_event_name")
     if event_name not in EVENT_KINDS:
         event_name = native_event
     kind = EVENT_KINDS.get(event_name)
     if kind is None:
         raise ValueError(f"unsupported Gemini CLI hook event {event_name!r}")
-    tool_name = _str(payload, "tool_name")
+    tool_name = text_field(payload, "tool_name")
     if kind in ("pre_tool", "post_tool") and not tool_name:
         raise ValueError(f"{event_name} payload has no tool_name")
     tool_input = payload.get("tool_input")
@@ -176,28 +173,12 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
         tool_input = {}
     elif not isinstance(tool_input, dict):
         tool_input = {"input": tool_input}
-    event = CoreEvent(
-        kind=kind,  # type: ignore[arg-type]
-        agent=AGENT,
-        native_event=event_name,
-        session_id=_str(payload, "session_id"),
-        cwd=_str(payload, "cwd"),
-        tool_name=tool_name,
-        tool_input=tool_input if tool_name else {},
-        transcript_path=_str(payload, "transcript_path") or None,
-        raw=payload,
-    )
+    event = hook_event(AGENT, kind, event_name, payload, tool_name, tool_input if tool_name else {})
     if kind == "post_tool":
         response = payload.get("tool_response")
         event.tool_output = tool_output_text(response)
         event.success = tool_success(response)
-    elif kind == "prompt":
-        event.prompt = _str(payload, "prompt")
     return event
-
-
-def _json(data: dict[str, Any]) -> NativeOutput:
-    return NativeOutput(stdout=json.dumps(data, ensure_ascii=False) + "\n")
 
 
 def format_decision(event: CoreEvent, decision: Decision, pending: PendingWarnings = PENDING) -> NativeOutput:
@@ -220,10 +201,10 @@ def format_decision(event: CoreEvent, decision: Decision, pending: PendingWarnin
             reason = decision.reason.strip() or "Blocked by twiceshy."
             if decision.context:
                 reason = f"{reason}\n\n{decision.context}"
-            return _json({"decision": "deny", "reason": reason})
+            return json_output({"decision": "deny", "reason": reason})
         if decision.context:
             pending.put(event, decision.context)
-            return _json({"systemMessage": f"twiceshy: {decision.context}"})
+            return json_output({"systemMessage": f"twiceshy: {decision.context}"})
         return NativeOutput()
     if name in CONTEXT_EVENTS:
         texts = []
@@ -235,5 +216,5 @@ def format_decision(event: CoreEvent, decision: Decision, pending: PendingWarnin
         if own:
             texts.append(own)
         if texts:
-            return _json({"hookSpecificOutput": {"hookEventName": name, "additionalContext": "\n\n".join(texts)}})
+            return json_output({"hookSpecificOutput": {"hookEventName": name, "additionalContext": "\n\n".join(texts)}})
     return NativeOutput()
