@@ -18,6 +18,8 @@ import pytest
 from twiceshy import engine as engine_mod
 from twiceshy.hooks import wire
 
+from reliability_kit import serve_pids  # the one /proc scan for live engines of a home
+
 CLIENT = str(Path(wire.__file__).with_name("client.py"))
 PY = sys.executable
 
@@ -25,23 +27,6 @@ PY = sys.executable
 # ---------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------
-
-
-def serve_pids(home: Path) -> list[int]:
-    """Every live `twiceshy serve` process for ``home`` (zombies excluded)."""
-    needle = wire.norm_home(home).encode()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().split(")")[-1].split()[0]
-        except OSError:
-            continue
-        if b"serve" in cmd and needle in cmd.split(b"\0") and state != "Z":
-            pids.append(int(entry.name))
-    return pids
 
 
 def kill_engines(home: Path) -> None:
