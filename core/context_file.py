@@ -22,10 +22,10 @@ file (a command containing "twiceshy" and "hooks/client.py").
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
+
+from .fileio import write_atomic
 
 BEGIN = b"<!-- twiceshy:begin -->"
 END = b"<!-- twiceshy:end -->"
@@ -91,30 +91,6 @@ def render_file_bytes(data: bytes, body: str) -> bytes:
     return data + sep + nl + block + nl
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its permission bits."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def write_managed_block(path: Path, body: str) -> bool:
     """Set the managed block of ``path`` to ``body``; create the file if missing.
 
@@ -129,7 +105,7 @@ def write_managed_block(path: Path, body: str) -> bool:
     new = render_file_bytes(data, body)
     if new == data and path.exists():
         return False
-    atomic_write(path, new)
+    write_atomic(path, new)
     return True
 
 
@@ -159,7 +135,7 @@ def remove_managed_block(path: Path) -> bool:
     if not new.strip():
         path.unlink()
     else:
-        atomic_write(path, new)
+        write_atomic(path, new)
     return True
 
 
@@ -177,7 +153,7 @@ def write_mdc_file(path: Path, body: str) -> bool:
             return False
     except FileNotFoundError:
         pass
-    atomic_write(path, new)
+    write_atomic(path, new)
     return True
 
 

@@ -39,7 +39,6 @@ import os
 import shlex
 import stat
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -48,6 +47,7 @@ from typing import Any, Callable, Iterable
 
 import click
 
+from .fileio import write_atomic
 from .paths import data_dir
 
 MARKER = "twiceshy"
@@ -339,31 +339,6 @@ def _detect_indent(text: str | None) -> int | str:
 def render_settings(data: dict[str, Any], like: str | None = None) -> str:
     """Serialise settings as JSON with a trailing newline, indented like ``like``."""
     return json.dumps(data, indent=_detect_indent(like), ensure_ascii=False) + "\n"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically, keeping its permission bits."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def backups_of(path: Path) -> list[Path]:

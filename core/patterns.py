@@ -134,10 +134,10 @@ class PatternStore:
         return [Observation(**{k: v for k, v in item.items() if k in names}) for item in data.get("observations", [])]
 
     def _write(self, items: list[Observation]) -> None:
-        from .context_file import atomic_write
+        from .fileio import write_atomic
 
         payload = {"version": 1, "observations": [o.to_dict() for o in items]}
-        atomic_write(self.path, (json.dumps(payload, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+        write_atomic(self.path, json.dumps(payload, indent=1, sort_keys=True) + "\n", private=True)
 
     def all(self) -> list[Observation]:
         return self._read()

@@ -54,7 +54,7 @@ def record_project(cwd: str, now: float | None = None) -> str:
     """Note that a session ran in ``cwd``'s project; returns its fingerprint."""
     import fcntl
 
-    from .context_file import atomic_write
+    from .fileio import write_atomic
     from .project import fingerprint, project_root
 
     fp = fingerprint(str(cwd))
@@ -67,7 +67,7 @@ def record_project(cwd: str, now: float | None = None) -> str:
             entry = reg.setdefault(fp, {"root": str(project_root(cwd)), "first_seen": now or time.time(), "sessions": 0})
             entry["last_seen"] = now or time.time()
             entry["sessions"] = int(entry.get("sessions", 0)) + 1
-            atomic_write(path, (json.dumps(reg, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+            write_atomic(path, json.dumps(reg, indent=1, sort_keys=True) + "\n", private=True)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return fp

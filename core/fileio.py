@@ -1,0 +1,46 @@
+"""Replacing a file safely: settings files, context files, our own data files. Stdlib only."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its permission bits.
+
+    A temp file in the same folder is written and fsynced, then renamed over
+    ``path``, so a reader sees the old file or the new one, never half. A new
+    file gets the mode the umask gives (0644 usually) — or 0600 with
+    ``private`` (our own data files). ``str`` is written as UTF-8; ``bytes``
+    exactly as given.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o600 if private else _umask_mode()
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
