@@ -22,6 +22,12 @@ from .embedding import Embedder
 from .types import Experience
 
 EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
+
+
+def check_edge_type(edge_type: str) -> None:
+    """Raise ValueError for an edge type the graph does not know."""
+    if edge_type not in EDGE_TYPES:
+        raise ValueError(f"unknown edge type {edge_type!r}; use one of {EDGE_TYPES}")
 _EDGE_VECTOR = [1.0]
 
 
@@ -177,8 +183,7 @@ class ExperienceStore:
         if not edges:
             return
         for _, _, edge_type, _ in edges:
-            if edge_type not in EDGE_TYPES:
-                raise ValueError(f"unknown edge type {edge_type!r}; use one of {EDGE_TYPES}")
+            check_edge_type(edge_type)
         now = time.time()
         with self._lock:
             self._edges.upsert(
@@ -265,8 +270,7 @@ class ExperienceStore:
     # -- graph -------------------------------------------------------------
 
     def add_edge(self, src: str, dst: str, edge_type: str, weight: float = 1.0) -> None:
-        if edge_type not in EDGE_TYPES:
-            raise ValueError(f"unknown edge type {edge_type!r}; use one of {EDGE_TYPES}")
+        check_edge_type(edge_type)
         edge_id = f"{src}|{edge_type}|{dst}"
         with self._lock:
             self._edges.upsert(

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .errorlog import record_error
 from .outbox import Outbox, Unreachable, new_op_id
-from .store import EDGE_TYPES, _EDGE_VECTOR, ExperienceStore
+from .store import _EDGE_VECTOR, ExperienceStore, check_edge_type
 from .types import Experience
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -574,8 +574,7 @@ class TeamStore(ExperienceStore):
         if not edges:
             return
         for _, _, edge_type, _ in edges:
-            if edge_type not in EDGE_TYPES:
-                raise ValueError(f"unknown edge type {edge_type!r}; use one of {EDGE_TYPES}")
+            check_edge_type(edge_type)
         now = time.time()
         rows = [{"src": s, "dst": d, "type": t, "weight": float(w), "created_at": now} for s, d, t, w in edges]
         self._submit([{"id": new_op_id(), "kind": "edges", "edges": rows}])
