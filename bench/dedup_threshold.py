@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from twiceshy.embedding import MiniLMEmbedder
-from twiceshy.extractors import commands_compatible
+from twiceshy.memory.embedding import MiniLMEmbedder
+from twiceshy.learning.extractors import commands_compatible
 
 SAME: list[tuple[str, str]] = [
     ("pip install requests", "pip install requests==2.31.0"),

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from twiceshy.embedding import HashEmbedder, MiniLMEmbedder
+from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
 
 # (stored trigger, later paraphrase of the same action)
 PAIRS: list[tuple[str, str]] = [

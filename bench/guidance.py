@@ -37,11 +37,11 @@ def main() -> None:
     os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
     os.environ["TWICESHY_EMBEDDING__BACKEND"] = "hash"
 
-    from twiceshy.context import make_context
-    from twiceshy.context_render import render_context_text
-    from twiceshy.distill import distill_rules
-    from twiceshy.projects import promote_cross_project
-    from twiceshy.types import Experience
+    from twiceshy.engine.context import make_context
+    from twiceshy.guidance.render import render_context_text
+    from twiceshy.guidance.distill import distill_rules
+    from twiceshy.guidance.projects import promote_cross_project
+    from twiceshy.base.types import Experience
 
     rng = random.Random(0)
     ctx = make_context(home)

@@ -40,7 +40,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import numpy as np  # noqa: E402
 
-from twiceshy import engine as engine_mod  # noqa: E402
+from twiceshy.engine import server as engine_mod  # noqa: E402
 from twiceshy.hooks import wire  # noqa: E402
 
 PY = sys.executable
@@ -108,8 +108,8 @@ def build_store(home: Path, size: int, seed: int = 7) -> float:
     """Fill ``home``'s store with ``size`` lessons; returns seconds taken."""
     os.environ["TWICESHY_HOME"] = str(home)
     os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
-    from twiceshy.context import make_context
-    from twiceshy.types import Experience
+    from twiceshy.engine.context import make_context
+    from twiceshy.base.types import Experience
 
     started = time.perf_counter()
     ctx = make_context(None)

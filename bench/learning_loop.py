@@ -35,11 +35,11 @@ def main() -> int:
     os.environ["TWICESHY_HOME"] = home
     os.environ["TWICESHY_CONFIG_DIR"] = os.path.join(home, "config")
 
-    from twiceshy.context import make_context
-    from twiceshy.evolve import run_cycle
-    from twiceshy.extractors import extract_all
-    from twiceshy.learning import ingest_candidates, one_hop
-    from twiceshy.types import CoreEvent, Experience, Tier
+    from twiceshy.engine.context import make_context
+    from twiceshy.learning.evolve import run_cycle
+    from twiceshy.learning.extractors import extract_all
+    from twiceshy.learning.ingest import ingest_candidates, one_hop
+    from twiceshy.base.types import CoreEvent, Experience, Tier
 
     ctx = make_context(Path(home))
     reader = ctx.pm.hook.agent_read_transcript

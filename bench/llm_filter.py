@@ -55,10 +55,11 @@ def main() -> None:
     row("import litellm (fresh process)", bench_import(args.import_runs))
 
     from llm_server import FakeLLMServer, llm_env
-    from twiceshy import llm, ranking
+    from twiceshy.brain import llm
+    from twiceshy.recall import ranking
     from twiceshy.builtins import recall
-    from twiceshy.context import make_context
-    from twiceshy.types import CoreEvent, Experience
+    from twiceshy.engine.context import make_context
+    from twiceshy.base.types import CoreEvent, Experience
 
     lessons = [
         ("Use --force-with-lease, never a bare --force", "git push --force origin main"),

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import reliability_kit as kit  # noqa: E402
-from twiceshy import engine as engine_mod  # noqa: E402
+from twiceshy.engine import server as engine_mod  # noqa: E402
 
 COMMANDS = ["rm -rf build", "git push --force", "npm install", "pytest -q", "ls -la", "make test", "pip install x"]
 

@@ -82,11 +82,11 @@ def main() -> None:
     proc, up_s = _start_chroma(root / "server", port)
     print(f"chroma run answered its heartbeat after {up_s:.2f} s")
     try:
-        from twiceshy.config import load_config
-        from twiceshy.embedding import make_embedder
-        from twiceshy.store import ExperienceStore, open_client
-        from twiceshy.team_store import open_team_store
-        from twiceshy.types import Experience
+        from twiceshy.base.config import load_config
+        from twiceshy.memory.embedding import make_embedder
+        from twiceshy.memory.store import ExperienceStore, open_client
+        from twiceshy.memory.team import open_team_store
+        from twiceshy.base.types import Experience
 
         embedder = make_embedder("hash")
         rng = random.Random(0)

@@ -2,6 +2,6 @@
 
 __version__ = "0.1.0"
 
-from .hookspecs import hookimpl  # noqa: E402  (the one name plugin authors need)
+from twiceshy.plugin.hookspecs import hookimpl  # noqa: E402  (the one name plugin authors need)
 
 __all__ = ["hookimpl", "__version__"]

@@ -1,3 +1,3 @@
-from .cli import main
+from twiceshy.ops.cli import main
 
 main()

@@ -19,5 +19,5 @@ if __name__ == "__main__":
     run()
 else:
     # Imported as ``twiceshy.hooks.client`` (doctor, older callers): the helpers live in wire.
-    from .wire import *  # noqa: F401,F403
-    from .wire import main, norm_home, socket_path, spool_path, run_dir  # noqa: F401
+    from twiceshy.hooks.wire import *  # noqa: F401,F403
+    from twiceshy.hooks.wire import main, norm_home, socket_path, spool_path, run_dir  # noqa: F401

@@ -33,6 +33,6 @@ def python_exe() -> str:
 @pytest.fixture
 def ctx(tmp_path: Path):
     """An EngineContext on a fresh on-disk store, plugins as installed."""
-    from twiceshy.context import make_context
+    from twiceshy.engine.context import make_context
 
     return make_context(tmp_path)

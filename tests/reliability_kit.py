@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from twiceshy import engine as engine_mod
+from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
 
 PY = sys.executable
@@ -32,7 +32,7 @@ CLIENT = str(Path(wire.__file__).with_name("client.py"))
 COUNTER_MODULE = '''\
 """Test plugin: one line per applied post_tool / session_end event."""
 import os
-from twiceshy.hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _note(line):
@@ -237,7 +237,7 @@ def counted(count_file: Path, kind: str = "post") -> Counter:
 
 
 def spool_pending(home: Path) -> int:
-    from twiceshy.spool import Spool
+    from twiceshy.engine.spool import Spool
 
     return Spool(home).pending_count()
 
@@ -333,8 +333,8 @@ def seed_lessons(home: Path, env: dict[str, str], lessons: list[tuple[str, str]]
     """Store lessons through the real learning path in a separate process."""
     code = (
         "import json, sys\n"
-        "from twiceshy.context import make_context\n"
-        "from twiceshy.learning import store_lesson\n"
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
         "ctx = make_context(None)\n"
         "for text, trigger in json.loads(sys.argv[1]):\n"
         "    store_lesson(ctx, text, trigger)\n"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.manager import make_manager
-from twiceshy.types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.manager import make_manager
+from twiceshy.base.types import CoreEvent, Decision, NativeOutput
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
 AGENT = "claude-code"
@@ -43,7 +43,7 @@ def fmt(pm, event: CoreEvent, decision: Decision) -> NativeOutput:
 
 
 def test_agent_name_registered(pm):
-    from twiceshy.manager import agent_names
+    from twiceshy.plugin.manager import agent_names
 
     assert AGENT in agent_names(pm)
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from twiceshy import install as inst
-from twiceshy.config import load_config
-from twiceshy.context import EngineContext
-from twiceshy.dispatch import handle_hook
-from twiceshy.hookspecs import hookimpl
-from twiceshy.manager import BUILTIN_PLUGINS, make_manager
+from twiceshy.ops import install as inst
+from twiceshy.base.config import load_config
+from twiceshy.engine.context import EngineContext
+from twiceshy.engine.dispatch import handle_hook
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.manager import BUILTIN_PLUGINS, make_manager
 from twiceshy.plugins.codex import adapter, settings, transcript
-from twiceshy.types import CoreEvent, Decision
+from twiceshy.base.types import CoreEvent, Decision
 
 FIX = Path(__file__).parent / "fixtures" / "codex"
 AGENT = "codex"

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.config import ConfigError, load_config
+from twiceshy.base.config import ConfigError, load_config
 
 
 def test_defaults_load_without_files(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.context_file import (
+from twiceshy.guidance.context_file import (
     BEGIN,
     END,
     ManagedBlockError,
@@ -20,8 +20,8 @@ from twiceshy.context_file import (
     write_context,
     write_managed_block,
 )
-from twiceshy.context_render import estimate_tokens, render_context_text, render_sections, write_agent_contexts
-from twiceshy.types import ContextSection, CoreEvent, Experience
+from twiceshy.guidance.render import estimate_tokens, render_context_text, render_sections, write_agent_contexts
+from twiceshy.base.types import ContextSection, CoreEvent, Experience
 
 OUR_HOOK = "/usr/bin/python3 -I -S /x/site-packages/twiceshy/hooks/client.py --home /h claude-code PreToolUse"
 
@@ -184,7 +184,7 @@ def _seed(ctx, project: str) -> dict[str, Experience]:
 
 
 def test_render_context_groups_scope_and_evidence(ctx, tmp_path: Path) -> None:
-    from twiceshy.project import fingerprint
+    from twiceshy.base.project import fingerprint
 
     project = fingerprint(str(tmp_path))
     _seed(ctx, project)
@@ -206,10 +206,10 @@ def test_render_context_groups_scope_and_evidence(ctx, tmp_path: Path) -> None:
 
 
 def test_session_start_once_per_session_even_after_restart(ctx, tmp_path: Path) -> None:
-    from twiceshy.context import make_context
-    from twiceshy.dispatch import handle_event
-    from twiceshy.projects import load_registry
-    from twiceshy.project import fingerprint
+    from twiceshy.engine.context import make_context
+    from twiceshy.engine.dispatch import handle_event
+    from twiceshy.guidance.projects import load_registry
+    from twiceshy.base.project import fingerprint
 
     _seed(ctx, fingerprint(str(tmp_path)))
     event = CoreEvent(kind="session_start", agent="claude-code", native_event="SessionStart", session_id="s-1", cwd=str(tmp_path))
@@ -251,7 +251,7 @@ def test_settings_ownership_check(tmp_path: Path) -> None:
 
 
 def test_write_agent_contexts_for_installed_agents(ctx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from twiceshy.project import fingerprint
+    from twiceshy.base.project import fingerprint
 
     _claude_env(monkeypatch, tmp_path)
     project_dir = tmp_path / "proj"
@@ -274,7 +274,7 @@ def test_write_agent_contexts_for_installed_agents(ctx, tmp_path: Path, monkeypa
 
 
 def test_cli_context_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, twiceshy_home: Path) -> None:
-    from twiceshy.context import make_context
+    from twiceshy.engine.context import make_context
 
     _claude_env(monkeypatch, tmp_path)
     project_dir = tmp_path / "cliproj"
@@ -300,7 +300,7 @@ def test_session_start_serves_stale_lessons_and_refreshes_behind(ctx, tmp_path: 
     import time as _time
 
     from twiceshy.builtins import context as plugin
-    from twiceshy.dispatch import handle_event
+    from twiceshy.engine.dispatch import handle_event
 
     def start(sid: str) -> str:
         ev = CoreEvent(kind="session_start", agent="claude-code", native_event="SessionStart", session_id=sid, cwd=str(tmp_path))
@@ -321,7 +321,7 @@ def test_session_start_serves_stale_lessons_and_refreshes_behind(ctx, tmp_path: 
 
 
 def test_every_agent_plugin_gets_its_own_file(ctx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from twiceshy.manager import agent_names
+    from twiceshy.plugin.manager import agent_names
 
     home = tmp_path / "home"
     for var, sub in (("HOME", ""), ("CLAUDE_CONFIG_DIR", ".claude"), ("CODEX_HOME", ".codex"), ("GEMINI_CLI_HOME", "")):

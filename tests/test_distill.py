@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.distill import (
+from twiceshy.guidance.distill import (
     _fisher_exact,
     _mann_whitney_u,
     benjamini_hochberg,
@@ -199,7 +199,7 @@ def test_domain_tool_preference_weak_domain_checklist(twiceshy_home: Path) -> No
 
 
 def test_distilled_rules_reach_the_context(ctx, twiceshy_home: Path) -> None:
-    from twiceshy.context_render import render_context_text
+    from twiceshy.guidance.render import render_context_text
 
     _write(twiceshy_home, _verification_world(random.Random(1)))
     text = render_context_text(ctx, "claude-code", "proj-1", 1000)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from llm_server import FakeLLMServer, llm_env
-from twiceshy.doctor import run_checks
-from twiceshy.errorlog import record_error
+from twiceshy.ops.doctor import run_checks
+from twiceshy.base.errorlog import record_error
 
 
 @pytest.fixture

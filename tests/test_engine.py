@@ -15,7 +15,7 @@ from typing import Iterator
 
 import pytest
 
-from twiceshy import engine as engine_mod
+from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
 
 from reliability_kit import serve_pids  # the one /proc scan for live engines of a home
@@ -152,8 +152,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("live") / "tshome"
     home.mkdir()
     seed = (
-        "from twiceshy.context import make_context\n"
-        "from twiceshy.learning import store_lesson\n"
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
         "ctx = make_context(None)\n"
         "store_lesson(ctx, 'Never rm -rf the build dir; run make clean', 'rm -rf build')\n"
         "store_lesson(ctx, 'git status lists untracked junk; clean it first', 'git status')\n"
@@ -452,7 +452,7 @@ def test_idle_timeout_tcp_fallback_and_long_home(tmp_path: Path) -> None:
 
 
 def test_background_workers_and_jobs_run_inside_the_engine(twiceshy_home: Path) -> None:
-    from twiceshy.context import make_context
+    from twiceshy.engine.context import make_context
 
     seen: dict = {}
 

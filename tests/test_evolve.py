@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from llm_server import FakeLLMServer, llm_env
-from twiceshy import evolve
-from twiceshy.context import make_context
-from twiceshy.learning import expand_hits, expand_one_hop, store_lesson
-from twiceshy.types import Experience, LessonMatch, Tier
+from twiceshy.learning import evolve
+from twiceshy.engine.context import make_context
+from twiceshy.learning.ingest import expand_hits, expand_one_hop, store_lesson
+from twiceshy.base.types import Experience, LessonMatch, Tier
 
 DAY = 86400.0
 

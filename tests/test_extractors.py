@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy import extractors as ex
-from twiceshy.manager import make_manager
-from twiceshy.types import TranscriptEntry
+from twiceshy.learning import extractors as ex
+from twiceshy.plugin.manager import make_manager
+from twiceshy.base.types import TranscriptEntry
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 RECORDED = Path(__file__).parent / "fixtures" / "claude_code" / "transcript_recorded.jsonl"

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 import pytest
 
 import reliability_kit as kit
-from twiceshy import engine as engine_mod
+from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
 
 
@@ -40,7 +40,7 @@ def _store_snapshot(home: Path, env: dict[str, str]) -> dict[str, Any]:
     """Open the store in a fresh process (as the next start would) and summarise it."""
     code = (
         "import json\n"
-        "from twiceshy.context import make_context\n"
+        "from twiceshy.engine.context import make_context\n"
         "c = make_context(None)\n"
         "exps = c.store.all()\n"
         "print(json.dumps({'count': c.store.count(), 'all': len(exps), 'ids': len({e.id for e in exps}),\n"
@@ -174,8 +174,8 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
     home, env = rig["home"], rig["env"]
     seed = (
         "import random\n"
-        "from twiceshy.context import make_context\n"
-        "from twiceshy.types import Experience\n"
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.base.types import Experience\n"
         "ctx = make_context(None)\n"
         f"ctx.store.add_many([Experience(text=f'lesson {{i}} ' + ''.join(random.Random(i).choice('abcdefghij') for _ in range(12)), trigger=f'cmd-{{i}} --flag-{{i * 7919}}', seen_count=2) for i in range({EVOLVE_N})])\n"
         "print(ctx.store.count())\n"
@@ -314,7 +314,7 @@ def test_full_disk_hook_fails_open_nothing_lost_doctor_tells(rig: dict[str, Any]
                 if line.strip():
                     json.loads(line)
     # The engine's own error log: written if space allows (it may not be): doctor reads it.
-    doctor = subprocess.run([kit.PY, "-c", "import json; from twiceshy.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))"],
+    doctor = subprocess.run([kit.PY, "-c", "import json; from twiceshy.ops.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))"],
                             env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp))
     assert doctor.returncode == 0, doctor.stderr[-2000:]
     report = json.loads(doctor.stdout.strip().splitlines()[-1])
@@ -366,7 +366,7 @@ def test_client_fails_open_when_it_cannot_spool(rig: dict[str, Any]) -> None:
 def test_torn_spool_record_does_not_swallow_the_next_event(tmp_path: Path) -> None:
     """Regression (hooks/wire.py): a writer killed mid-record left a line with
     no newline; the next appended event was glued to it and lost."""
-    from twiceshy.spool import Spool
+    from twiceshy.engine.spool import Spool
 
     home = str(tmp_path / "h")
     wire.spool_append(home, wire.spool_record("a1", "claude-code", "PostToolUse", b'{"x":1}'))
@@ -411,7 +411,7 @@ def test_read_only_data_dir_hook_fails_open_and_doctor_says_so(tmp_path: Path, m
                            capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
     assert serve.returncode != 0
     assert any(w in serve.stderr for w in ("Read-only file system", "Not a directory", "Errno 30", "Errno 20")), serve.stderr[-1500:]
-    doctor = subprocess.run([kit.PY, "-c", "import json; from twiceshy.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))"],
+    doctor = subprocess.run([kit.PY, "-c", "import json; from twiceshy.ops.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))"],
                             env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp_path))
     assert doctor.returncode == 0, doctor.stderr[-2000:]
     report = json.loads(doctor.stdout.strip().splitlines()[-1])

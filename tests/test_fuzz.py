@@ -34,9 +34,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reliability_kit as kit
-from twiceshy import engine as engine_mod
+from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
-from twiceshy.types import NativeOutput
+from twiceshy.base.types import NativeOutput
 
 FUZZ_TRIED: Counter = Counter()
 SCALE = max(1, int(os.environ.get("TWICESHY_FUZZ_SCALE", "1")))  # e.g. 20 for a long local run
@@ -127,8 +127,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     home = root / "tshome"
     env = kit.env_for(home)
     seed = (
-        "from twiceshy.context import make_context\n"
-        "from twiceshy.learning import store_lesson\n"
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
         f"exp, _ = store_lesson(make_context(None), {SEED_TEXT!r}, 'rm -rf build')\n"
         "print(exp.id)\n"
     )
@@ -289,7 +289,7 @@ def inproc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     old = {k: os.environ.get(k) for k in ("TWICESHY_HOME", "TWICESHY_CONFIG_DIR", "TWICESHY_EMBEDDING__BACKEND", "TWICESHY_RAISE_PLUGIN_ERRORS")}
     os.environ.update(TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), TWICESHY_EMBEDDING__BACKEND="hash")
     os.environ.pop("TWICESHY_RAISE_PLUGIN_ERRORS", None)  # handle() must fail open, as in production
-    from twiceshy.learning import store_lesson
+    from twiceshy.learning.ingest import store_lesson
 
     eng = engine_mod.Engine(home)
     eng.warm()
@@ -308,7 +308,7 @@ EXPECTED_ERRORS = ("ValueError:", "JSONDecodeError", "UnicodeDecodeError", "no p
 
 
 def _unexpected_errors(since: int) -> list[dict]:
-    from twiceshy.errorlog import error_log_path
+    from twiceshy.base.errorlog import error_log_path
 
     path = error_log_path()  # the current test's data dir (conftest sets it per test)
     if not path.exists():
@@ -326,7 +326,7 @@ def _unexpected_errors(since: int) -> list[dict]:
 
 
 def _error_lines() -> int:
-    from twiceshy.errorlog import error_log_path
+    from twiceshy.base.errorlog import error_log_path
 
     path = error_log_path()
     return len(path.read_text(errors="replace").splitlines()) if path.exists() else 0
@@ -352,7 +352,7 @@ def test_engine_handle_never_raises_and_logs_only_expected_errors(inproc: Any, a
 @given(agent=st.sampled_from(AGENTS), event=st.sampled_from(EVENTS), payload=wrong_typed | shaped)
 def test_dispatch_on_wrong_types_never_crashes_an_adapter(inproc: Any, agent: str, event: str, payload: dict) -> None:
     """Objects with every adapter key set to any JSON type: no adapter crash logged."""
-    from twiceshy.dispatch import handle_hook
+    from twiceshy.engine.dispatch import handle_hook
 
     eng, _, home = inproc
     FUZZ_TRIED["dispatch"] += 1
@@ -375,7 +375,7 @@ def test_store_and_queues_intact_after_fuzzing(inproc: Any, live: dict[str, Any]
     _assert_engine_healthy(live)
     engine_mod.call(live["home"], "drain")
     assert kit.wait_for(lambda: kit.spool_pending(live["home"]) == 0, timeout=60)
-    from twiceshy.context import make_context
+    from twiceshy.engine.context import make_context
 
     env_home = live["home"]
     count = _count_in(env_home)
@@ -390,7 +390,7 @@ def test_store_and_queues_intact_after_fuzzing(inproc: Any, live: dict[str, Any]
 def _count_in(home: Path) -> int:
     import subprocess
 
-    code = "from twiceshy.context import make_context\nc = make_context(None)\nprint(c.store.count())\n"
+    code = "from twiceshy.engine.context import make_context\nc = make_context(None)\nprint(c.store.count())\n"
     out = subprocess.run([kit.PY, "-c", code], env=kit.env_for(home), capture_output=True, text=True, timeout=120, cwd=str(home))
     assert out.returncode == 0, out.stderr
     return int(out.stdout.split()[-1])

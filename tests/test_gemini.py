@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy import install as inst
-from twiceshy.config import load_config
-from twiceshy.context import EngineContext
-from twiceshy.dispatch import handle_hook
-from twiceshy.hookspecs import hookimpl
-from twiceshy.manager import BUILTIN_PLUGINS, make_manager
+from twiceshy.ops import install as inst
+from twiceshy.base.config import load_config
+from twiceshy.engine.context import EngineContext
+from twiceshy.engine.dispatch import handle_hook
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.manager import BUILTIN_PLUGINS, make_manager
 from twiceshy.plugins.gemini import adapter, settings, transcript
-from twiceshy.types import CoreEvent, Decision
+from twiceshy.base.types import CoreEvent, Decision
 
 FIX = Path(__file__).parent / "fixtures" / "gemini"
 AGENT = "gemini"
@@ -374,7 +374,7 @@ def test_engine_ack_for_after_tool_carries_the_warning(engine):
     # The resident engine applies post_tool events in the background and acks
     # at once; the ack is the plugin's answer to a silent decision, so the
     # carried BeforeTool warning still reaches Gemini.
-    from twiceshy.engine import Engine
+    from twiceshy.engine.server import Engine
 
     ctx, _ = engine
     handle_hook(ctx, AGENT, "BeforeTool", payload("BeforeTool_write_file"))

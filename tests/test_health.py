@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from twiceshy.health import compute_health
-from twiceshy.patterns import PatternStore
-from twiceshy.types import Experience
+from twiceshy.guidance.health import compute_health
+from twiceshy.guidance.patterns import PatternStore
+from twiceshy.base.types import Experience
 
 
 def test_empty_memory_scores_zero_and_says_why(ctx) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pluggy
 import pytest
 
-from twiceshy import hookspecs
-from twiceshy.hookspecs import hookimpl
-from twiceshy.manager import BUILTIN_PLUGINS, agent_names, call_each, make_manager
-from twiceshy.types import CoreEvent, Decision
+from twiceshy.plugin import hookspecs
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.manager import BUILTIN_PLUGINS, agent_names, call_each, make_manager
+from twiceshy.base.types import CoreEvent, Decision
 
 SPECS = {
     name: fn
@@ -87,7 +87,7 @@ def _bare_pm(*plugins: object) -> pluggy.PluginManager:
 
 
 def test_failing_plugin_is_isolated_and_logged(monkeypatch: pytest.MonkeyPatch, twiceshy_home: Path) -> None:
-    from twiceshy.errorlog import recent_errors
+    from twiceshy.base.errorlog import recent_errors
 
     monkeypatch.setenv("TWICESHY_RAISE_PLUGIN_ERRORS", "0")
     pm = _bare_pm(Exploding(), Warner())
@@ -112,7 +112,7 @@ def test_deny_wins_and_contexts_join() -> None:
 
 
 def test_error_log_is_redacted(twiceshy_home: Path) -> None:
-    from twiceshy.errorlog import error_log_path, record_error, recent_errors
+    from twiceshy.base.errorlog import error_log_path, record_error, recent_errors
 
     record_error("test", ValueError("bad url postgres://admin:hunter2hunter2@db/prod"), command="curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456'")
     text = error_log_path().read_text()
@@ -121,7 +121,7 @@ def test_error_log_is_redacted(twiceshy_home: Path) -> None:
 
 
 def test_session_state_is_bounded_and_lru(ctx) -> None:
-    from twiceshy.context import MAX_SESSIONS
+    from twiceshy.engine.context import MAX_SESSIONS
 
     first = ctx.session("s-0")
     first["warnings"] = 2

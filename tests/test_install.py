@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy import install as inst
-from twiceshy.manager import make_manager
+from twiceshy.ops import install as inst
+from twiceshy.plugin.manager import make_manager
 from twiceshy.plugins.claude_code.settings import EVENTS
 
 USER_SETTINGS = """{
@@ -296,7 +296,7 @@ def test_cli_rejects_unknown_agent(tmp_path: Path):
 
 
 def test_cli_agent_all(tmp_path: Path):
-    from twiceshy.manager import agent_names
+    from twiceshy.plugin.manager import agent_names
 
     proc = run_cli("install", "--agent", "all", "--scope", "project", "--project-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stderr

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from llm_server import FakeLLMServer, llm_env
-from twiceshy import judge, llm, ranking
-from twiceshy.context import make_context
-from twiceshy.dispatch import handle_event
-from twiceshy.types import CoreEvent, Experience, Tier
+from twiceshy.brain import judge
+from twiceshy.brain import llm
+from twiceshy.recall import ranking
+from twiceshy.engine.context import make_context
+from twiceshy.engine.dispatch import handle_event
+from twiceshy.base.types import CoreEvent, Experience, Tier
 
 
 def event(kind: str, command: str, session: str = "s1", call: str | None = None, **kw) -> CoreEvent:
@@ -177,7 +179,7 @@ def test_the_same_item_twice_counts_once(ctx) -> None:
 def test_item_stays_until_its_verdict_is_applied(ctx, monkeypatch) -> None:
     exp = force_push_lesson(ctx)
     judge.enqueue([sample_item(exp_id=exp.id)])
-    import twiceshy.evolve as evolve
+    import twiceshy.learning.evolve as evolve
 
     def broken(*a, **k):
         raise RuntimeError("store is down")
@@ -192,7 +194,7 @@ def test_item_stays_until_its_verdict_is_applied(ctx, monkeypatch) -> None:
 
 def test_a_verdict_that_never_applies_is_dropped_eventually(ctx, monkeypatch) -> None:
     judge.enqueue([sample_item(exp_id="e-missing")])
-    import twiceshy.evolve as evolve
+    import twiceshy.learning.evolve as evolve
 
     monkeypatch.setattr(evolve, "record_verdict", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no")))
     for _ in range(judge.MAX_ATTEMPTS):
@@ -204,7 +206,7 @@ def test_queue_survives_a_restart(tmp_path: Path, twiceshy_home: Path) -> None:
     # Another process enqueues and exits without judging (an engine that stopped).
     code = textwrap.dedent(
         f"""
-        from twiceshy import judge
+        from twiceshy.brain import judge
         judge.enqueue([{sample_item(exp_id="e1")!r}, {sample_item(key="k2", exp_id="e2")!r}])
         """
     )
@@ -245,7 +247,7 @@ def test_worker_drains_the_queue(ctx) -> None:
 
 
 def test_judge_registers_an_engine_worker() -> None:
-    from twiceshy import engine
+    from twiceshy.engine import server as engine
     from twiceshy.builtins import judge as judge_plugin
 
     assert judge_plugin.judge_worker in engine.BACKGROUND_WORKERS
@@ -325,8 +327,8 @@ def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None
 
     home = twiceshy_home
     seed = (
-        "from twiceshy.context import make_context\n"
-        "from twiceshy.learning import store_lesson\n"
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
         f"store_lesson(make_context(None), {LESSON!r}, {TRIGGER!r})\n"
     )
     subprocess.run([sys.executable, "-c", seed], env=eng.env_for(home), check=True, timeout=90)
@@ -346,7 +348,7 @@ def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None
         counted = eng.wait_for(lambda: [v for v in judge.verdicts() if v["counted"]], timeout=40, step=0.2)
         assert [v["verdict"] for v in counted] == ["FOLLOWED"], json.dumps(judge.verdicts())
         assert judge.pending() == []
-        read = "from twiceshy.context import make_context\nprint([e.follows for e in make_context(None).store.all()])"
+        read = "from twiceshy.engine.context import make_context\nprint([e.follows for e in make_context(None).store.all()])"
         out = subprocess.run([sys.executable, "-c", read], env=eng.env_for(home), capture_output=True, text=True, timeout=90)
         assert out.stdout.strip() == "[1]", out.stdout + out.stderr
     finally:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from llm_server import FakeLLMServer, llm_env
-from twiceshy import llm
-from twiceshy.context import make_context
-from twiceshy.errorlog import recent_errors
+from twiceshy.brain import llm
+from twiceshy.engine.context import make_context
+from twiceshy.base.errorlog import recent_errors
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -43,8 +43,8 @@ def test_no_model_means_none_and_no_litellm_import(tmp_path: Path) -> None:
     code = textwrap.dedent(
         """
         import sys
-        from twiceshy.context import make_context
-        from twiceshy import llm
+        from twiceshy.engine.context import make_context
+        from twiceshy.brain import llm
         ctx = make_context()
         print(llm.is_configured(ctx), llm.complete(ctx, "hello"), "litellm" in sys.modules)
         """
@@ -65,7 +65,7 @@ def test_import_is_offline_and_quiet(tmp_path: Path) -> None:
             raise OSError("network disabled in test")
         socket.socket.connect = guard
         os.environ.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)
-        from twiceshy import llm
+        from twiceshy.brain import llm
         mod = llm.litellm_module()
         print(os.environ["LITELLM_LOCAL_MODEL_COST_MAP"], mod.suppress_debug_info, len(calls))
         """

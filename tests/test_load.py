@@ -23,7 +23,7 @@ from typing import Any, Iterator
 import pytest
 
 import reliability_kit as kit
-from twiceshy import engine as engine_mod
+from twiceshy.engine import server as engine_mod
 
 SESSIONS = 8
 CALLS = 150

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from twiceshy.types import Experience
+from twiceshy.base.types import Experience
 
 
 def _payload(result) -> object:
@@ -23,8 +23,8 @@ def _payload(result) -> object:
 def test_mcp_stdio_search_observe_feedback_suggest(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    from twiceshy.context import make_context
-    from twiceshy.patterns import PatternStore
+    from twiceshy.engine.context import make_context
+    from twiceshy.guidance.patterns import PatternStore
 
     lesson = Experience(text="Run alembic upgrade head before pytest", trigger="pytest tests/db", tier=2)
     ctx.store.add(lesson)

@@ -29,13 +29,21 @@ def test_wheel_has_only_the_twiceshy_namespace(wheel: Path) -> None:
     top = {n.split("/")[0] for n in names if not n.startswith("twiceshy-")}
     assert top == {"twiceshy"}
     for needed in (
-        "twiceshy/hookspecs.py",
+        "twiceshy/plugin/hookspecs.py",
+        "twiceshy/py.typed",
         "twiceshy/hooks/client.py",
         "twiceshy/data/minilm_tokenizer.json",
         "twiceshy/plugins/claude_code/__init__.py",
         "twiceshy/builtins/recall.py",
     ):
         assert needed in names, needed
+    # Every source module of the checkout is in the wheel (a subpackage missing from
+    # pyproject's package list would silently drop out).
+    root = Path(__file__).resolve().parents[1]
+    for folder, prefix in (("core", "twiceshy"), ("plugins", "twiceshy/plugins"), ("hooks", "twiceshy/hooks")):
+        for source in (root / folder).rglob("*.py"):
+            wanted = f"{prefix}/{source.relative_to(root / folder).as_posix()}"
+            assert wanted in names, wanted
 
 
 def test_wheel_imports_and_runs(wheel: Path, tmp_path: Path) -> None:
@@ -44,7 +52,7 @@ def test_wheel_imports_and_runs(wheel: Path, tmp_path: Path) -> None:
     # Dependencies come from the test environment; the package itself only from the wheel.
     code = (
         "import sys; sys.path.insert(0, %r)\n"
-        "import twiceshy, twiceshy.plugins.claude_code, twiceshy.manager as m\n"
+        "import twiceshy, twiceshy.plugins.claude_code, twiceshy.plugin.manager as m\n"
         "assert twiceshy.__file__.startswith(%r), twiceshy.__file__\n"
         "pm = m.make_manager(load_entry_points=False)\n"
         "print(','.join(sorted(m.agent_names(pm))))\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.patterns import PatternStore, normalise, patterns_path
+from twiceshy.guidance.patterns import PatternStore, normalise, patterns_path
 
 DAY = 86400.0
 
@@ -53,7 +53,7 @@ def test_consolidate_promotes_by_thresholds_and_suggest_filters(twiceshy_home: P
 
 
 def test_thresholds_come_from_config(tmp_path: Path, twiceshy_home: Path) -> None:
-    from twiceshy.config import load_config
+    from twiceshy.base.config import load_config
 
     cfg_dir = twiceshy_home / "config"
     cfg_dir.mkdir(exist_ok=True)
@@ -135,7 +135,7 @@ def test_cli_observe_consolidate_suggest_decay(tmp_path: Path, twiceshy_home: Pa
     assert "promoted 1" in run("consolidate").stdout
     suggested = run("suggest")
     assert "[mature] seq:test->fix->test" in suggested.stdout
-    from twiceshy.project import fingerprint
+    from twiceshy.base.project import fingerprint
 
     assert fingerprint(str(tmp_path)) in suggested.stdout
     assert "decayed 0" in run("decay", "--days", "30").stdout

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.context import make_context
-from twiceshy.learning import store_lesson
-from twiceshy.portable import EXPORT_FORMAT, PortableError, parse_seed_text, read_manifest, restore
-from twiceshy.types import Tier
+from twiceshy.engine.context import make_context
+from twiceshy.learning.ingest import store_lesson
+from twiceshy.ops.portable import EXPORT_FORMAT, PortableError, parse_seed_text, read_manifest, restore
+from twiceshy.base.types import Tier
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,

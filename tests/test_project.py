@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from twiceshy.project import fingerprint, project_root
+from twiceshy.base.project import fingerprint, project_root
 
 
 def _clone(path: Path, origin: str | None) -> Path:

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from twiceshy.projects import project_table, promote_cross_project, record_project, seen_in
-from twiceshy.types import Experience
+from twiceshy.guidance.projects import project_table, promote_cross_project, record_project, seen_in
+from twiceshy.base.types import Experience
 
 
 def _lesson(text: str, trigger: str, project: str, **kw) -> Experience:
@@ -61,8 +61,8 @@ def test_relates_to_edges_and_seen_in_tags_count_as_evidence(ctx) -> None:
 
 
 def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
-    from twiceshy.patterns import PatternStore
-    from twiceshy.project import fingerprint
+    from twiceshy.guidance.patterns import PatternStore
+    from twiceshy.base.project import fingerprint
 
     proj = tmp_path / "work"
     proj.mkdir()
@@ -94,7 +94,7 @@ def test_cli_projects_json(tmp_path: Path) -> None:
 
 
 def test_evolve_cycle_promotes_cross_project(ctx) -> None:
-    from twiceshy.evolve import run_cycle
+    from twiceshy.learning.evolve import run_cycle
 
     for p in ("p1-aaaa", "p2-bbbb", "p3-cccc"):
         ctx.store.add(_lesson("Quote paths with spaces", "rm -rf $dir/build", p, seen_count=2))

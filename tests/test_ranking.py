@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from llm_server import FakeLLMServer, llm_env
-from twiceshy import llm, ranking
+from twiceshy.brain import llm
+from twiceshy.recall import ranking
 from twiceshy.builtins import recall
-from twiceshy.context import make_context
-from twiceshy.project import fingerprint
-from twiceshy.types import CoreEvent, Experience, Tier
+from twiceshy.engine.context import make_context
+from twiceshy.base.project import fingerprint
+from twiceshy.base.types import CoreEvent, Experience, Tier
 
 
 @pytest.fixture(scope="module", autouse=True)

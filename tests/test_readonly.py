@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from twiceshy.readonly import is_read_only, is_read_only_event
-from twiceshy.types import CoreEvent
+from twiceshy.recall.readonly import is_read_only, is_read_only_event
+from twiceshy.base.types import CoreEvent
 
 READ_ONLY = [
     "ls",

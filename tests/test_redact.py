@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from twiceshy.redact import MASK, contains_secret, redact
+from twiceshy.base.redact import MASK, contains_secret, redact
 
 # (label, text, the secret that must not survive)
 SECRETS = [

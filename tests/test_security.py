@@ -29,7 +29,7 @@ import pytest
 
 import reliability_kit as kit
 from llm_server import FakeLLMServer, llm_env
-from twiceshy import engine as engine_mod
+from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
 
 
@@ -232,7 +232,7 @@ def test_no_secret_reaches_disk_or_the_model(tmp_path: Path, homes: list[Path]) 
 
 
 def _store_texts(home: Path, env: dict[str, str]) -> list[str]:
-    code = "import json\nfrom twiceshy.context import make_context\nprint(json.dumps([e.text for e in make_context(None).store.all()]))\n"
+    code = "import json\nfrom twiceshy.engine.context import make_context\nprint(json.dumps([e.text for e in make_context(None).store.all()]))\n"
     out = subprocess.run([kit.PY, "-c", code], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy import install as inst
-from twiceshy.hookspecs import hookimpl
-from twiceshy.manager import make_manager
+from twiceshy.ops import install as inst
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.manager import make_manager
 
 PY = sys.executable
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from twiceshy.hooks import wire
-from twiceshy.spool import Spool, record_payload
+from twiceshy.engine.spool import Spool, record_payload
 
 
 class Crash(BaseException):

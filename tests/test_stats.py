@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy import judge
-from twiceshy.context import make_context
-from twiceshy.install import client_path
-from twiceshy.stats import compute_stats, parse_since, percentile
+from twiceshy.brain import judge
+from twiceshy.engine.context import make_context
+from twiceshy.ops.install import client_path
+from twiceshy.ops.stats import compute_stats, parse_since, percentile
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -129,7 +129,7 @@ def test_stats_from_a_real_engine_and_judge(tmp_path: Path, twiceshy_home: Path)
 
 def test_since_window_filters_events_verdicts_and_lessons(tmp_path: Path, twiceshy_home: Path):
     ctx = make_context(tmp_path)
-    from twiceshy.learning import store_lesson
+    from twiceshy.learning.ingest import store_lesson
 
     now = time.time()
     old, _ = store_lesson(ctx, "old lesson about git push force", "git push --force", now=now - 30 * 86400)

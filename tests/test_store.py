@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from twiceshy.embedding import HashEmbedder, MiniLMEmbedder
-from twiceshy.store import ExperienceStore, open_client
-from twiceshy.types import Experience, Tier
+from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
+from twiceshy.memory.store import ExperienceStore, open_client
+from twiceshy.base.types import Experience, Tier
 
 
 def make_store(path: Path, embedder=None) -> ExperienceStore:
@@ -66,9 +66,9 @@ def test_write_by_another_process_is_seen_after_refresh(tmp_path: Path) -> None:
     store.add(Experience(text="first", trigger="alpha beta gamma"))
     code = (
         "from pathlib import Path\n"
-        "from twiceshy.store import ExperienceStore, open_client\n"
-        "from twiceshy.embedding import HashEmbedder\n"
-        "from twiceshy.types import Experience\n"
+        "from twiceshy.memory.store import ExperienceStore, open_client\n"
+        "from twiceshy.memory.embedding import HashEmbedder\n"
+        "from twiceshy.base.types import Experience\n"
         f"p = Path({str(path)!r})\n"
         "s = ExperienceStore(open_client(path=p), HashEmbedder(), path=p)\n"
         "s.add(Experience(text='second', trigger='delta epsilon zeta'))\n"

@@ -24,14 +24,14 @@ from typing import Iterator
 
 import pytest
 
-from twiceshy import evolve
-from twiceshy import engine as engine_mod
-from twiceshy.config import load_config
-from twiceshy.context import make_context
-from twiceshy.dispatch import handle_hook
-from twiceshy.doctor import run_checks
+from twiceshy.learning import evolve
+from twiceshy.engine import server as engine_mod
+from twiceshy.base.config import load_config
+from twiceshy.engine.context import make_context
+from twiceshy.engine.dispatch import handle_hook
+from twiceshy.ops.doctor import run_checks
 from twiceshy.hooks import wire
-from twiceshy.team_store import StoreOffline, TeamStore
+from twiceshy.memory.team import StoreOffline, TeamStore
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 CHROMA = str(Path(sys.executable).with_name("chroma"))

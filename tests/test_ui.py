@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from twiceshy.context import make_context
-from twiceshy.learning import store_lesson, supersede
-from twiceshy.types import Tier
-from twiceshy.ui_server import RemoteBindRefused, is_loopback, make_server
+from twiceshy.engine.context import make_context
+from twiceshy.learning.ingest import store_lesson, supersede
+from twiceshy.base.types import Tier
+from twiceshy.ops.ui import RemoteBindRefused, is_loopback, make_server
 
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -1,1 +1,1 @@
-"""Builtin behaviour, written as ordinary plugins (see twiceshy.manager.BUILTIN_PLUGINS)."""
+"""Builtin behaviour, written as ordinary plugins (see twiceshy.plugin.manager.BUILTIN_PLUGINS)."""

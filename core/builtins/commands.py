@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _ctx(project_dir: Path | None = None):
-    from ..config import ConfigError
-    from ..context import make_context
+    from twiceshy.base.config import ConfigError
+    from twiceshy.engine.context import make_context
 
     try:
         return make_context(project_dir or Path.cwd())
@@ -36,9 +36,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--tag", "tags", multiple=True, help="Language/domain tag; repeatable.")
     def learn(text: str, trigger: str | None, tier: str, scope_project: bool, tags: tuple[str, ...]) -> None:
         """Store a lesson by hand."""
-        from ..learning import store_lesson
-        from ..project import fingerprint
-        from ..types import Tier
+        from twiceshy.learning.ingest import store_lesson
+        from twiceshy.base.project import fingerprint
+        from twiceshy.base.types import Tier
 
         try:
             tier_value = Tier.parse(tier)
@@ -60,7 +60,7 @@ def register_commands(cli: click.Group) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from ..types import Tier
+        from twiceshy.base.types import Tier
 
         ctx = _ctx()
         where = {"tier": int(Tier.parse(tier))} if tier else None
@@ -102,7 +102,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("-k", default=5, show_default=True)
     def search(query: str, k: int) -> None:
         """Search lessons by meaning."""
-        from ..project import fingerprint
+        from twiceshy.base.project import fingerprint
 
         ctx = _ctx()
         for exp, score in ctx.store.search(query, k=k, project=fingerprint(str(Path.cwd()))):
@@ -114,8 +114,8 @@ def register_commands(cli: click.Group) -> None:
     def hook(agent: str, native_event: str) -> None:
         """Run one hook in this process (payload on stdin). Debugging and fallback path;
         agents normally call hooks/client.py, which talks to the resident engine."""
-        from ..dispatch import FAIL_OPEN, handle_hook
-        from ..errorlog import record_error
+        from twiceshy.engine.dispatch import FAIL_OPEN, handle_hook
+        from twiceshy.base.errorlog import record_error
 
         try:
             payload = json.loads(sys.stdin.buffer.read() or b"{}")

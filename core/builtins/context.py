@@ -5,13 +5,13 @@ Sections, strongest first (lower priority number survives the budget longest):
 * 10 **Principles** (T0) and 20 **Rules** (T1) in scope (global + this project);
 * 30 **Apply**, 35 **Avoid**, 60 **Consider**: the lessons most relevant to the
   project (its own first, then by confidence, adherence and recency), the
-  behavioural rules distilled from trajectories (``twiceshy.distill``) and the
-  mature/rule pattern observations (``twiceshy.patterns``). Each line carries
+  behavioural rules distilled from trajectories (``twiceshy.guidance.distill``) and the
+  mature/rule pattern observations (``twiceshy.guidance.patterns``). Each line carries
   its evidence ("seen 5x, followed 4/5").
 
 ``session_start`` returns that text once per session (a marker under
 ``<data_dir>/sessions/`` survives an engine restart) and records the project in
-the registry (``twiceshy.projects``).
+the registry (``twiceshy.guidance.projects``).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from ..context import EngineContext
-from ..errorlog import record_error
-from ..hookspecs import hookimpl
-from ..types import ContextSection, CoreEvent, Experience, Tier
+from twiceshy.engine.context import EngineContext
+from twiceshy.base.errorlog import record_error
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.base.types import ContextSection, CoreEvent, Experience, Tier
 
 SESSION_HEADING = (
     "## twiceshy: lessons from earlier sessions\n"
@@ -48,7 +48,7 @@ _allow_stale: contextvars.ContextVar[bool] = contextvars.ContextVar("twiceshy_co
 
 
 def _in_scope(exp: Experience, project: str | None) -> bool:
-    held = "review:held" in exp.tags  # twiceshy.review: not shown until approved
+    held = "review:held" in exp.tags  # twiceshy.learning.review: not shown until approved
     return not exp.superseded_by and not held and (exp.project is None or exp.project == project)
 
 
@@ -127,7 +127,7 @@ def _candidates(store: Any) -> list[Experience]:
 
 
 def _distilled(ctx: EngineContext) -> list[Any]:
-    from ..distill import distill_rules, trajectories_path
+    from twiceshy.guidance.distill import distill_rules, trajectories_path
 
     try:
         st = trajectories_path().stat()
@@ -143,7 +143,7 @@ def _distilled(ctx: EngineContext) -> list[Any]:
 @hookimpl
 def render_context(ctx: EngineContext, agent: str, project: str | None, budget_tokens: int) -> list[ContextSection]:
     """Principles, rules, then Apply / Avoid / Consider with their evidence."""
-    from ..patterns import PatternStore
+    from twiceshy.guidance.patterns import PatternStore
 
     now = time.time()
     per_group = int(ctx.config.get("context", "max_per_group"))
@@ -191,7 +191,7 @@ def render_context(ctx: EngineContext, agent: str, project: str | None, budget_t
 
 
 def _marker_dir() -> Path:
-    from ..paths import data_dir
+    from twiceshy.base.paths import data_dir
 
     return data_dir() / "sessions"
 
@@ -226,9 +226,9 @@ def _first_time(session_id: str) -> bool:
 @hookimpl
 def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
     """The dynamic guidance for the session's project, once per session."""
-    from ..context_render import render_context_text
-    from ..project import fingerprint
-    from ..projects import record_project
+    from twiceshy.guidance.render import render_context_text
+    from twiceshy.base.project import fingerprint
+    from twiceshy.guidance.projects import record_project
 
     state = ctx.session(event.session_id)
     if state.get("context_sent"):

@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 TRANSCRIPT = [
     {"type": "user", "message": {"role": "user", "content": "run the unit tests"}},

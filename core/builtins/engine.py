@@ -7,12 +7,12 @@ import time
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _home(home: str | None) -> str:
-    from ..hooks.wire import norm_home
-    from ..paths import data_dir
+    from twiceshy.hooks.wire import norm_home
+    from twiceshy.base.paths import data_dir
 
     return norm_home(home or data_dir())
 
@@ -22,8 +22,8 @@ def _adopt_home(home: str | None) -> str:
     one the agent's hook command names)."""
     import os
 
-    from ..hooks.wire import norm_home
-    from ..paths import data_dir
+    from twiceshy.hooks.wire import norm_home
+    from twiceshy.base.paths import data_dir
 
     if home and norm_home(home) != norm_home(data_dir()):
         os.environ["TWICESHY_HOME"] = norm_home(home)
@@ -38,7 +38,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--idle-timeout", type=float, default=None, help="Seconds without a request before exiting (default: engine.idle_timeout_s).")
     def serve(foreground: bool, home: str | None, idle_timeout: float | None) -> None:
         """Run the resident engine that answers hooks."""
-        from .. import engine
+        from twiceshy.engine import server as engine
 
         home = _adopt_home(home)
         if not foreground:
@@ -56,7 +56,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--timeout", default=60.0, show_default=True, help="Seconds to wait until it answers.")
     def start(home: str | None, timeout: float) -> None:
         """Start the engine if needed and wait until it answers."""
-        from .. import engine
+        from twiceshy.engine import server as engine
 
         home = _adopt_home(home)
         status = engine.call(home, "ping", timeout=1.0)
@@ -75,7 +75,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--home", default=None, help="Data dir (default: the configured one).")
     def stop(home: str | None) -> None:
         """Stop the engine (it finishes queued background work first)."""
-        from .. import engine
+        from twiceshy.engine import server as engine
 
         home = _adopt_home(home)
         paths = engine.EnginePaths(home)
@@ -92,7 +92,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def status(home: str | None, as_json: bool) -> None:
         """Show whether the engine runs, its pid, memory and queue."""
-        from .. import engine
+        from twiceshy.engine import server as engine
 
         home = _adopt_home(home)
         paths = engine.EnginePaths(home)

@@ -1,7 +1,7 @@
 """The ``twiceshy evolve`` and ``twiceshy timeline`` commands.
 
-The cycle itself lives in :mod:`twiceshy.evolve`; the engine runs it after each
-session end (``dispatch.run_session_end`` calls :func:`twiceshy.evolve.after_session`,
+The cycle itself lives in :mod:`twiceshy.learning.evolve`; the engine runs it after each
+session end (``dispatch.run_session_end`` calls :func:`twiceshy.learning.evolve.after_session`,
 which is skipped when this builtin is disabled in ``plugins.disabled``).
 """
 
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _ctx():
-    from ..config import ConfigError
-    from ..context import make_context
+    from twiceshy.base.config import ConfigError
+    from twiceshy.engine.context import make_context
 
     try:
         return make_context(Path.cwd())
@@ -32,7 +32,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
     def evolve(as_json: bool) -> None:
         """Run one evolution cycle now: expire, decay, promote, generalise."""
-        from ..evolve import run_cycle
+        from twiceshy.learning.evolve import run_cycle
 
         counts = run_cycle(_ctx())
         if as_json:
@@ -53,7 +53,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def timeline(topic: str, as_json: bool) -> None:
         """Show every lesson of one topic, oldest first, with supersession."""
-        from ..evolve import timeline as get_timeline
+        from twiceshy.learning.evolve import timeline as get_timeline
 
         exps = get_timeline(_ctx(), topic)
         if as_json:

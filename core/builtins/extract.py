@@ -1,19 +1,19 @@
 """session_end: extract lesson candidates from the transcript; record the trajectory.
 
-The extractors themselves are pure functions in :mod:`twiceshy.extractors`;
+The extractors themselves are pure functions in :mod:`twiceshy.learning.extractors`;
 the core redacts, deduplicates and stores what this returns
-(:func:`twiceshy.learning.ingest_candidates`).
+(:func:`twiceshy.learning.ingest.ingest_candidates`).
 """
 
 from __future__ import annotations
 
-from ..context import EngineContext
-from ..errorlog import record_error
-from ..extractors import EXTRACTORS
-from ..hookspecs import hookimpl
-from ..manager import _raise_in_tests
-from ..trajectory import record_trajectory
-from ..types import CoreEvent, LessonCandidate, TranscriptEntry
+from twiceshy.engine.context import EngineContext
+from twiceshy.base.errorlog import record_error
+from twiceshy.learning.extractors import EXTRACTORS
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.manager import _raise_in_tests
+from twiceshy.learning.trajectory import record_trajectory
+from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
 
 
 @hookimpl

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _ctx(project_dir: Path | None = None):
-    from ..config import ConfigError
-    from ..context import make_context
+    from twiceshy.base.config import ConfigError
+    from twiceshy.engine.context import make_context
 
     try:
         return make_context(project_dir or Path.cwd())
@@ -21,7 +21,7 @@ def _ctx(project_dir: Path | None = None):
 
 
 def _project(flag: bool) -> str | None:
-    from ..project import fingerprint
+    from twiceshy.base.project import fingerprint
 
     return fingerprint(str(Path.cwd())) if flag else None
 
@@ -34,9 +34,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--budget", type=int, default=None, help="Token budget (default: context.token_budget).")
     def context(agents: tuple[str, ...], write: bool, budget: int | None) -> None:
         """Show (or --write) the guidance block for this project."""
-        from ..context_file import installed_agents
-        from ..context_render import render_context_text, write_agent_contexts
-        from ..project import fingerprint
+        from twiceshy.guidance.context_file import installed_agents
+        from twiceshy.guidance.render import render_context_text, write_agent_contexts
+        from twiceshy.base.project import fingerprint
 
         cwd = Path.cwd()
         ctx = _ctx(cwd)
@@ -62,7 +62,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--project", "scoped", is_flag=True, help="Scope to the current project (default: global).")
     def observe(pattern: str, scoped: bool) -> None:
         """Record one sighting of a pattern, e.g. "seq:test->fix->test"."""
-        from ..patterns import PatternStore
+        from twiceshy.guidance.patterns import PatternStore
 
         ctx = _ctx()
         try:
@@ -77,7 +77,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def suggest(include_raw: bool, limit: int, as_json: bool) -> None:
         """Patterns worth following in this project (mature and rule)."""
-        from ..patterns import PatternStore
+        from twiceshy.guidance.patterns import PatternStore
 
         ctx = _ctx()
         found = PatternStore(config=ctx.config).suggest(_project(True), limit=limit, include_raw=include_raw)
@@ -92,7 +92,7 @@ def register_commands(cli: click.Group) -> None:
     @cli.command()
     def consolidate() -> None:
         """Merge duplicate patterns and promote them by their thresholds."""
-        from ..patterns import PatternStore
+        from twiceshy.guidance.patterns import PatternStore
 
         ctx = _ctx()
         stats = PatternStore(config=ctx.config).consolidate()
@@ -102,7 +102,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--days", type=float, required=True, help="Idle period that costs one decay step.")
     def decay(days: float) -> None:
         """Weaken patterns not seen for --days; forget faint ones."""
-        from ..patterns import PatternStore
+        from twiceshy.guidance.patterns import PatternStore
 
         ctx = _ctx()
         try:
@@ -118,7 +118,7 @@ def register_commands(cli: click.Group) -> None:
         """Projects seen, with their lesson, session and pattern counts."""
         import datetime
 
-        from ..projects import project_table, promote_cross_project
+        from twiceshy.guidance.projects import project_table, promote_cross_project
 
         ctx = _ctx()
         if promote:
@@ -143,7 +143,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def health(as_json: bool) -> None:
         """Memory health 0-100 with its parts: depth, quality, activity, feedback."""
-        from ..health import compute_health
+        from twiceshy.guidance.health import compute_health
 
         report = compute_health(_ctx())
         if as_json:
@@ -165,6 +165,6 @@ def register_commands(cli: click.Group) -> None:
     @cli.command()
     def mcp() -> None:
         """Run the MCP server on stdio (search, suggest, observe, feedback)."""
-        from ..mcp_server import main
+        from twiceshy.ops.mcp import main
 
         main()

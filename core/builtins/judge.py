@@ -3,19 +3,19 @@
 Cheap on the hook path: it reads the session's ``shown_log`` (written by the
 recall plugin) and inserts rows into the judge queue; the verdicts are
 decided later by the engine's worker, registered here with
-:func:`twiceshy.engine.register_worker` (outside an engine,
-``twiceshy.judge.process_pending`` drains the queue synchronously).
+:func:`twiceshy.engine.server.register_worker` (outside an engine,
+``twiceshy.brain.judge.process_pending`` drains the queue synchronously).
 """
 
 from __future__ import annotations
 
 import threading
 
-from ..context import EngineContext
-from ..engine import register_worker
-from ..hookspecs import hookimpl
-from ..judge import enqueue, make_items, run_worker
-from ..types import CoreEvent
+from twiceshy.engine.context import EngineContext
+from twiceshy.engine.server import register_worker
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.brain.judge import enqueue, make_items, run_worker
+from twiceshy.base.types import CoreEvent
 
 
 @register_worker

@@ -1,8 +1,8 @@
 """Operator commands: doctor, stats, edit, graph, feedback, export, import,
 backup, restore, seed, ui.
 
-The logic lives in :mod:`twiceshy.doctor`, :mod:`twiceshy.stats`,
-:mod:`twiceshy.portable` and :mod:`twiceshy.ui_server`; these are thin
+The logic lives in :mod:`twiceshy.ops.doctor`, :mod:`twiceshy.ops.stats`,
+:mod:`twiceshy.ops.portable` and :mod:`twiceshy.ops.ui`; these are thin
 click wrappers that print rich tables (or ``--json``). ``timeline`` is the
 ``evolve`` builtin's.
 """
@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 def escape(text: str) -> str:
     """Text shown through rich, with its [brackets] kept literal (not read as markup)."""
@@ -30,8 +30,8 @@ LEVEL_STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold re
 
 
 def _ctx() -> Any:
-    from ..config import ConfigError
-    from ..context import make_context
+    from twiceshy.base.config import ConfigError
+    from twiceshy.engine.context import make_context
 
     try:
         return make_context(Path.cwd())
@@ -90,7 +90,7 @@ def register_commands(cli: click.Group) -> None:
 
         Exits 1 when a check fails (with --strict: also on a warning); every
         failing check says how to fix it."""
-        from ..doctor import run_checks
+        from twiceshy.ops.doctor import run_checks
 
         report = run_checks(Path.cwd(), check_model=not no_model)
         if as_json:
@@ -123,7 +123,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def stats(since: str, as_json: bool) -> None:
         """Warnings shown, verdicts, mistakes avoided, hit rate, hook latency, lessons per tier."""
-        from ..stats import compute_stats, parse_since
+        from twiceshy.ops.stats import compute_stats, parse_since
 
         try:
             since_s = parse_since(since)
@@ -182,9 +182,9 @@ def register_commands(cli: click.Group) -> None:
     def edit(exp_id: str, text: str | None, trigger: str | None, tier: str | None, confidence: float | None,
              tags: tuple[str, ...], topic: str | None, make_global: bool, make_project: bool) -> None:
         """Change a lesson. Without options, opens it in $EDITOR as JSON."""
-        from ..project import fingerprint
-        from ..redact import redact
-        from ..types import Tier
+        from twiceshy.base.project import fingerprint
+        from twiceshy.base.redact import redact
+        from twiceshy.base.types import Tier
 
         ctx = _ctx()
         exp = _get(ctx, exp_id)
@@ -242,7 +242,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def graph(exp_id: str, depth: int, as_json: bool) -> None:
         """Show a lesson's neighbourhood in the experience graph."""
-        from ..ui_server import graph as get_graph
+        from twiceshy.ops.ui import graph as get_graph
 
         ctx = _ctx()
         _get(ctx, exp_id)
@@ -288,8 +288,8 @@ def register_commands(cli: click.Group) -> None:
         """Give your own verdict on a lesson: followed, ignored or irrelevant.
 
         Counts like the judge's: it moves confidence and, in a row, the tier."""
-        from ..evolve import record_verdict
-        from ..stats import record_feedback
+        from twiceshy.learning.evolve import record_verdict
+        from twiceshy.ops.stats import record_feedback
 
         ctx = _ctx()
         before = _get(ctx, exp_id)
@@ -308,8 +308,8 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--include-superseded", is_flag=True)
     def export_cmd(output: Path | None, tiers: tuple[str, ...], everything: bool, include_superseded: bool) -> None:
         """Export lessons as portable JSON with provenance (principles and rules by default)."""
-        from ..portable import export_data
-        from ..types import Tier
+        from twiceshy.ops.portable import export_data
+        from twiceshy.base.types import Tier
 
         try:
             wanted = [int(t) for t in Tier] if everything else [int(Tier.parse(t)) for t in tiers] or [0, 1]
@@ -331,7 +331,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def import_cmd(source: str, as_global: bool, as_json: bool) -> None:
         """Import an export file (`-` for stdin); lessons you already have are merged, not duplicated."""
-        from ..portable import PortableError, import_data
+        from twiceshy.ops.portable import PortableError, import_data
 
         try:
             raw = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
@@ -358,7 +358,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--stop-engine", is_flag=True, help="Stop a running engine first (it restarts on the next hook).")
     def backup(output: Path | None, stop_engine: bool) -> None:
         """Copy the whole store and data dir into one .tar.gz (consistent: no engine writes meanwhile)."""
-        from ..portable import PortableError, backup as do_backup
+        from twiceshy.ops.portable import PortableError, backup as do_backup
 
         ctx = _ctx()
         try:
@@ -375,7 +375,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
     def restore(archive: Path, stop_engine: bool, yes: bool) -> None:
         """Replace the store and data dir with a backup; what it replaces is kept aside."""
-        from ..portable import PortableError, read_manifest, restore as do_restore
+        from twiceshy.ops.portable import PortableError, read_manifest, restore as do_restore
 
         try:
             manifest = read_manifest(archive)
@@ -402,8 +402,8 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def seed(source: Path, tier: str, scope: str, dry_run: bool, as_json: bool) -> None:
         """Bootstrap lessons from the bullet points of existing instruction files."""
-        from ..portable import PortableError, seed as do_seed
-        from ..types import Tier
+        from twiceshy.ops.portable import PortableError, seed as do_seed
+        from twiceshy.base.types import Tier
 
         try:
             tier_value = int(Tier.parse(tier))
@@ -438,7 +438,7 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--port", default=8765, show_default=True, help="Port (0: any free one).")
     def ui(host: str | None, port: int) -> None:
         """Serve a read-only web page of tiers, the experience graph and timelines."""
-        from ..ui_server import RemoteBindRefused, make_server
+        from twiceshy.ops.ui import RemoteBindRefused, make_server
 
         ctx = _ctx()
         try:

@@ -1,8 +1,8 @@
 """pre_tool: find the lessons that match the action and warn, or block for a rule.
 
-Flow per call: semantic search -> :func:`twiceshy.ranking.rank` (heuristic
+Flow per call: semantic search -> :func:`twiceshy.recall.ranking.rank` (heuristic
 score, ``retrieval.min_score`` cut) -> drop warnings already shown this
-session -> :func:`twiceshy.ranking.llm_filter` (only when a model is
+session -> :func:`twiceshy.recall.ranking.llm_filter` (only when a model is
 configured; fail-open) -> deny if a lesson of a tier in
 ``retrieval.block_tiers`` scores at least ``retrieval.block_min_score``,
 else warn with at most ``retrieval.max_warnings`` lessons while the
@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..context import EngineContext
-from ..hookspecs import hookimpl
-from ..ranking import Candidate, event_project, llm_filter, rank
-from ..types import CoreEvent, Decision, LessonMatch, Tier
+from twiceshy.engine.context import EngineContext
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.recall.ranking import Candidate, event_project, llm_filter, rank
+from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 
 HEADER = (
     "twiceshy — lessons from earlier sessions that match this action. "
@@ -35,7 +35,7 @@ def find_candidates(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
     an edge lookup is a Chroma query, and doing it for every raw hit would
     cost the hot path ~10 ms per searched call for nothing.
     """
-    from ..learning import expand_hits
+    from twiceshy.learning.ingest import expand_hits
 
     cfg = ctx.config["retrieval"]
     project = event_project(event)
@@ -105,7 +105,7 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
 
 def _remember(session: dict[str, Any], event: CoreEvent, shown: list[Candidate], kind: str) -> None:
     """Mark as shown (dedup) and log what each was shown for (the judge reads this)."""
-    from ..judge import call_key
+    from twiceshy.brain.judge import call_key
 
     log = session.setdefault("shown_log", [])
     key = call_key(event)
@@ -133,7 +133,7 @@ def _remember(session: dict[str, Any], event: CoreEvent, shown: list[Candidate],
 def _count_hits_later(ctx: EngineContext, ids: list[str]) -> None:
     """A store write is 10+ ms: inside the engine it runs on the jobs thread,
     elsewhere (CLI, tests) inline."""
-    from ..engine import submit
+    from twiceshy.engine.server import submit
 
     submit(_count_hits, ctx, ids)
 

@@ -1,7 +1,7 @@
 """``twiceshy review``: lessons held by the poisoning guard, and their release.
 
 A lesson whose text tells the agent to run a fetch-and-execute, destructive
-or safety-disabling command is stored held (:mod:`twiceshy.review`): never
+or safety-disabling command is stored held (:mod:`twiceshy.learning.review`): never
 shown at pre-tool, in session context or in the context file. This command
 lists them; ``--approve ID`` releases one, ``--reject ID`` deletes it.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 @hookimpl
@@ -24,9 +24,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="List held lessons as JSON.")
     def review(approve_ids: tuple[str, ...], reject_ids: tuple[str, ...], as_json: bool) -> None:
         """List lessons held for review; approve or reject them."""
-        from .. import review as guard
-        from ..config import ConfigError
-        from ..context import make_context
+        from twiceshy.learning import review as guard
+        from twiceshy.base.config import ConfigError
+        from twiceshy.engine.context import make_context
 
         try:
             ctx = make_context(Path.cwd())

@@ -1,6 +1,6 @@
 """CLI commands ``twiceshy install`` and ``twiceshy uninstall``.
 
-Both are thin: the file handling lives in :mod:`twiceshy.install`, the
+Both are thin: the file handling lives in :mod:`twiceshy.ops.install`, the
 agent-specific shape in each agent plugin.
 """
 
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import click
 
-from ..hookspecs import hookimpl
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _agent_choices() -> list[str]:
-    from ..manager import agent_names, make_manager
+    from twiceshy.plugin.manager import agent_names, make_manager
 
     try:
         return agent_names(make_manager())
@@ -24,7 +24,7 @@ def _agent_choices() -> list[str]:
 
 def _report(result) -> None:
     """Say what happened, one fact per line."""
-    from ..install import InstallResult
+    from twiceshy.ops.install import InstallResult
 
     assert isinstance(result, InstallResult)
     verb = {"install": "installed", "uninstall": "removed"}[result.action]
@@ -52,8 +52,8 @@ def _report(result) -> None:
 
 
 def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run: bool) -> None:
-    from ..install import InstallError, client_path, install, uninstall
-    from ..manager import make_manager
+    from twiceshy.ops.install import InstallError, client_path, install, uninstall
+    from twiceshy.plugin.manager import make_manager
 
     pm = make_manager()
     if action == "install" and not client_path().is_file() and not dry_run:
@@ -84,10 +84,10 @@ def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run:
 def _stop_engine_if_unused(pm, project_dir: Path) -> None:
     """Uninstall leaves no process behind: once no agent's settings (user, or
     this project's) still point at our hooks, stop the resident engine."""
-    from ..context_file import installed_agents
-    from ..engine import lock_is_held, stop
-    from ..engine import EnginePaths
-    from ..paths import data_dir
+    from twiceshy.guidance.context_file import installed_agents
+    from twiceshy.engine.server import lock_is_held, stop
+    from twiceshy.engine.server import EnginePaths
+    from twiceshy.base.paths import data_dir
 
     if installed_agents(pm, project_dir):
         return

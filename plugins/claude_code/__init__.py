@@ -50,12 +50,12 @@ Context file: ``CLAUDE.md`` at the project root (user-wide:
 from __future__ import annotations
 
 
-from ...agent_plugin import AgentPlugin
-from . import adapter, transcript
-from . import settings as cc_settings
+from twiceshy.plugin.agent import AgentPlugin
+from twiceshy.plugins.claude_code import adapter, transcript
+from twiceshy.plugins.claude_code import settings as cc_settings
 
 AGENT = adapter.AGENT
 EVENTS = cc_settings.EVENTS
 
-# Answers the agent_* hooks for claude-code (see twiceshy.agent_plugin).
+# Answers the agent_* hooks for claude-code (see twiceshy.plugin.agent).
 plugin = AgentPlugin(AGENT, adapter, cc_settings, transcript)

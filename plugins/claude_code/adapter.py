@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...payload import hook_event, text_field
-from ...types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.payload import hook_event, text_field
+from twiceshy.base.types import CoreEvent, Decision, NativeOutput
 
 AGENT = "claude-code"
 

@@ -24,8 +24,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...errorlog import record_error
-from ...types import TranscriptEntry
+from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import TranscriptEntry
 
 # Text Claude Code puts in a "user" line that the user did not type.
 _INJECTED_PREFIXES = (

@@ -59,13 +59,13 @@ Transcript: :mod:`.transcript`. Context file: ``AGENTS.md``.
 from __future__ import annotations
 
 
-from ...agent_plugin import AgentPlugin
-from . import adapter, transcript
-from . import settings as codex_settings
+from twiceshy.plugin.agent import AgentPlugin
+from twiceshy.plugins.codex import adapter, transcript
+from twiceshy.plugins.codex import settings as codex_settings
 
 AGENT = adapter.AGENT
 EVENTS = codex_settings.EVENTS
 VERIFIED_VERSION = "0.171.0"
 
-# Answers the agent_* hooks for codex (see twiceshy.agent_plugin).
+# Answers the agent_* hooks for codex (see twiceshy.plugin.agent).
 plugin = AgentPlugin(AGENT, adapter, codex_settings, transcript)

@@ -41,9 +41,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...errorlog import record_error
-from ...types import TranscriptEntry
-from .adapter import normalise_tool_input
+from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import TranscriptEntry
+from twiceshy.plugins.codex.adapter import normalise_tool_input
 
 MAX_TEXT = 20_000
 

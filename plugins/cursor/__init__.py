@@ -58,11 +58,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...agent_plugin import AgentPlugin
-from ...hookspecs import hookimpl
-from ...types import CoreEvent
-from . import adapter, compat, transcript
-from . import settings as cursor_settings
+from twiceshy.plugin.agent import AgentPlugin
+from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.base.types import CoreEvent
+from twiceshy.plugins.cursor import adapter, compat, transcript
+from twiceshy.plugins.cursor import settings as cursor_settings
 
 AGENT = adapter.AGENT
 CLAUDE_AGENT = "claude-code"

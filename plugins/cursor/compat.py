@@ -42,8 +42,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from . import settings as cursor_settings
-from .adapter import EDIT_TOOL, EVENT_KINDS, SHELL_TOOL
+from twiceshy.plugins.cursor import settings as cursor_settings
+from twiceshy.plugins.cursor.adapter import EDIT_TOOL, EVENT_KINDS, SHELL_TOOL
 
 IGNORE = "ignore"  # CoreEvent.kind for a duplicate fire: the dispatcher runs nothing for it
 

@@ -11,7 +11,7 @@ import copy
 from pathlib import Path
 from typing import Any, Callable
 
-from ...install import InstallError, is_our_command, remove_flat_hooks
+from twiceshy.ops.install import InstallError, is_our_command, remove_flat_hooks
 
 # The events we wire: those every Cursor since 1.7 dispatches. Newer events
 # (preToolUse, sessionStart …) are read when present but not installed: some

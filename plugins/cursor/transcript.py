@@ -30,8 +30,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...errorlog import record_error
-from ...types import TranscriptEntry
+from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import TranscriptEntry
 
 MAX_TEXT = 20_000
 

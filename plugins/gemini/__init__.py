@@ -57,13 +57,13 @@ Transcript: :mod:`.transcript`. Context file: ``GEMINI.md`` (or the name in
 from __future__ import annotations
 
 
-from ...agent_plugin import AgentPlugin
-from . import adapter, transcript
-from . import settings as gemini_settings
+from twiceshy.plugin.agent import AgentPlugin
+from twiceshy.plugins.gemini import adapter, transcript
+from twiceshy.plugins.gemini import settings as gemini_settings
 
 AGENT = adapter.AGENT
 EVENTS = gemini_settings.EVENTS
 VERIFIED_VERSION = "0.61.0"
 
-# Answers the agent_* hooks for gemini (see twiceshy.agent_plugin).
+# Answers the agent_* hooks for gemini (see twiceshy.plugin.agent).
 plugin = AgentPlugin(AGENT, adapter, gemini_settings, transcript)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from ...install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
+from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
 # Gemini CLI timeouts are MILLISECONDS (default 60000). Its own
 # `gemini hooks migrate` copies Claude's seconds unchanged (30 -> 30 ms), so

