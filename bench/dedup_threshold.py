@@ -19,9 +19,8 @@ import sys
 import time
 
 import numpy as np
-
-from twiceshy.memory.embedding import MiniLMEmbedder
 from twiceshy.learning.extractors import commands_compatible
+from twiceshy.memory.embedding import MiniLMEmbedder
 
 SAME: list[tuple[str, str]] = [
     ("pip install requests", "pip install requests==2.31.0"),
@@ -48,18 +47,36 @@ SAME: list[tuple[str, str]] = [
         "On this machine the system Python is externally managed (PEP 668): install packages into the project's .venv, never with bare pip or sudo pip.",
         "The system Python here is externally managed (PEP 668), so install packages into the project's virtualenv instead of using bare pip or sudo pip.",
     ),
-    ("Run the database migrations before running the test suite.", "Apply the DB migrations first, then run the tests."),
+    (
+        "Run the database migrations before running the test suite.",
+        "Apply the DB migrations first, then run the tests.",
+    ),
     ("Always run the linter before committing.", "Run the linter before every commit."),
-    ("Response.json is a method; call .json() instead of comparing the bound method.", "Call response.json() - json is a method, not an attribute."),
-    ("The API server must be started before the integration tests.", "Start the API server first, the integration tests need it."),
-    ("Do not edit generated files under src/gen; edit the .proto and regenerate.", "Files in src/gen are generated: change the proto file and run the generator instead of editing them."),
+    (
+        "Response.json is a method; call .json() instead of comparing the bound method.",
+        "Call response.json() - json is a method, not an attribute.",
+    ),
+    (
+        "The API server must be started before the integration tests.",
+        "Start the API server first, the integration tests need it.",
+    ),
+    (
+        "Do not edit generated files under src/gen; edit the .proto and regenerate.",
+        "Files in src/gen are generated: change the proto file and run the generator instead of editing them.",
+    ),
     ("Use pnpm in this repo, not npm.", "This repository uses pnpm; don't use npm."),
     ("Never force-push to main.", "Don't force push to the main branch."),
     ("The tests need the TZ environment variable set to UTC.", "Set TZ=UTC before running the tests."),
     ("Use ruff format, not black, for formatting.", "Format with ruff format rather than black."),
-    ("Docker builds fail on Apple silicon without --platform linux/amd64.", "On M1 Macs pass --platform linux/amd64 to docker build or it fails."),
+    (
+        "Docker builds fail on Apple silicon without --platform linux/amd64.",
+        "On M1 Macs pass --platform linux/amd64 to docker build or it fails.",
+    ),
     ("Read a file before editing it.", "Always read the file first before you edit it."),
-    ("The config file is settings.toml, not config.yaml.", "Configuration lives in settings.toml rather than config.yaml."),
+    (
+        "The config file is settings.toml, not config.yaml.",
+        "Configuration lives in settings.toml rather than config.yaml.",
+    ),
     ("Restart the dev server after changing .env.", "Changes to .env need a dev server restart."),
     ("make test", "make test V=1"),
 ]
@@ -87,7 +104,10 @@ DIFFERENT: list[tuple[str, str]] = [
     ("git reset --hard HEAD~1", "git revert HEAD"),
     ("git stash", "git stash pop"),
     ("make test", "make install"),
-    ("Run the database migrations before running the test suite.", "Run the database migrations before deploying to production."),
+    (
+        "Run the database migrations before running the test suite.",
+        "Run the database migrations before deploying to production.",
+    ),
     ("Always run the linter before committing.", "Always run the tests before pushing."),
     ("Use pnpm in this repo, not npm.", "Use poetry in this repo, not pip."),
     ("Never force-push to main.", "Never commit directly to main."),
@@ -96,10 +116,19 @@ DIFFERENT: list[tuple[str, str]] = [
     ("Read a file before editing it.", "Run the tests after editing more than one file."),
     ("The config file is settings.toml, not config.yaml.", "The logs are written to /var/log/app, not ./logs."),
     ("Restart the dev server after changing .env.", "Clear the cache after changing the templates."),
-    ("Response.json is a method; call .json() instead of comparing the bound method.", "requests.get needs a timeout or it can hang forever."),
+    (
+        "Response.json is a method; call .json() instead of comparing the bound method.",
+        "requests.get needs a timeout or it can hang forever.",
+    ),
     ("The API server must be started before the integration tests.", "The API server listens on port 8080, not 8000."),
-    ("Docker builds fail on Apple silicon without --platform linux/amd64.", "Docker builds are faster with BuildKit enabled."),
-    ("Do not edit generated files under src/gen; edit the .proto and regenerate.", "Do not edit the vendored files under third_party."),
+    (
+        "Docker builds fail on Apple silicon without --platform linux/amd64.",
+        "Docker builds are faster with BuildKit enabled.",
+    ),
+    (
+        "Do not edit generated files under src/gen; edit the .proto and regenerate.",
+        "Do not edit the vendored files under third_party.",
+    ),
 ]
 
 THRESHOLDS = [round(0.70 + 0.025 * i, 3) for i in range(11)]
@@ -120,7 +149,10 @@ def main() -> int:
     print(f"cosine same: median {np.median(sims_arr[labels == 1]):.3f} min {sims_arr[labels == 1].min():.3f}")
     print(f"cosine diff: median {np.median(sims_arr[labels == 0]):.3f} max {sims_arr[labels == 0].max():.3f}")
     guard = np.array([commands_compatible(a, b) for a, b, _ in pairs])
-    for title, allowed in (("cosine only", np.ones_like(guard)), ("cosine + command guard (what store_lesson does)", guard)):
+    for title, allowed in (
+        ("cosine only", np.ones_like(guard)),
+        ("cosine + command guard (what store_lesson does)", guard),
+    ):
         print(f"\n{title}")
         print(f"{'threshold':>9} {'precision':>9} {'recall':>7} {'f1':>6} {'false_merges':>12}")
         for t in THRESHOLDS:

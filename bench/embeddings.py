@@ -13,7 +13,6 @@ import statistics
 import time
 
 import numpy as np
-
 from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
 
 # (stored trigger, later paraphrase of the same action)
@@ -96,7 +95,9 @@ def main() -> None:
         results[name] = r
         print(f"{name:32} {r['load_ms']:9.0f} {r['p50_ms']:8.2f} {r['p95_ms']:8.2f} {r['top1']:7.0%}")
     base, alt = results["hash (lexical fallback)"], results["minilm (ONNX int8, shipped)"]
-    print(f"minilm vs hash: top-1 {alt['top1'] / max(base['top1'], 1e-9):.2f}x, p50 latency {alt['p50_ms'] / base['p50_ms']:.1f}x")
+    print(
+        f"minilm vs hash: top-1 {alt['top1'] / max(base['top1'], 1e-9):.2f}x, p50 latency {alt['p50_ms'] / base['p50_ms']:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -37,11 +37,11 @@ def main() -> None:
     os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
     os.environ["TWICESHY_EMBEDDING__BACKEND"] = "hash"
 
+    from twiceshy.base.types import Experience
     from twiceshy.engine.context import make_context
-    from twiceshy.guidance.render import render_context_text
     from twiceshy.guidance.distill import distill_rules
     from twiceshy.guidance.projects import promote_cross_project
-    from twiceshy.base.types import Experience
+    from twiceshy.guidance.render import render_context_text
 
     rng = random.Random(0)
     ctx = make_context(home)
@@ -49,23 +49,40 @@ def main() -> None:
     exps = []
     for i in range(n_lessons):
         topic = rng.randrange(n_lessons // 4 or 1)
-        exps.append(Experience(
-            text=f"lesson {i} about topic {topic}", trigger=f"command topic{topic} --flag{topic % 7}",
-            tier=rng.choice([0, 1, 2, 2, 3, 3, 3]), project=rng.choice(projects + [None]),
-            seen_count=rng.randint(1, 6), follows=rng.randint(0, 4), ignores=rng.randint(0, 2),
-        ))
+        exps.append(
+            Experience(
+                text=f"lesson {i} about topic {topic}",
+                trigger=f"command topic{topic} --flag{topic % 7}",
+                tier=rng.choice([0, 1, 2, 2, 3, 3, 3]),
+                project=rng.choice(projects + [None]),
+                seen_count=rng.randint(1, 6),
+                follows=rng.randint(0, 4),
+                ignores=rng.randint(0, 2),
+            )
+        )
     ctx.store.add_many(exps)
     with open(home / "trajectories.jsonl", "w") as handle:
         for i in range(n_traj):
             verified = rng.random() < 0.5
-            handle.write(json.dumps({
-                "session_id": f"s{i}", "agent": "claude-code", "project": rng.choice(projects), "ended": time.time() - i,
-                "duration_s": rng.randint(60, 7200), "tool_counts": {"Bash": rng.randint(0, 9), "Read": rng.randint(0, 5)},
-                "files_edited": ["a", "b"] if rng.random() < 0.6 else ["a"], "edits_before_read": rng.choice([0, 0, 1]),
-                "verified_after_multi_edit": verified, "tests_run": rng.randint(0, 3),
-                "domains": [rng.choice(["python", "css", "go"])],
-                "outcome_score": round(min(1, max(0, rng.gauss(0.7 if verified else 0.5, 0.15))), 3),
-            }) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "session_id": f"s{i}",
+                        "agent": "claude-code",
+                        "project": rng.choice(projects),
+                        "ended": time.time() - i,
+                        "duration_s": rng.randint(60, 7200),
+                        "tool_counts": {"Bash": rng.randint(0, 9), "Read": rng.randint(0, 5)},
+                        "files_edited": ["a", "b"] if rng.random() < 0.6 else ["a"],
+                        "edits_before_read": rng.choice([0, 0, 1]),
+                        "verified_after_multi_edit": verified,
+                        "tests_run": rng.randint(0, 3),
+                        "domains": [rng.choice(["python", "css", "go"])],
+                        "outcome_score": round(min(1, max(0, rng.gauss(0.7 if verified else 0.5, 0.15))), 3),
+                    }
+                )
+                + "\n"
+            )
 
     samples = []
     for _ in range(15):

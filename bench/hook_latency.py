@@ -28,7 +28,6 @@ import argparse
 import itertools
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,6 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import numpy as np  # noqa: E402
-
 from twiceshy.engine import server as engine_mod  # noqa: E402
 from twiceshy.hooks import wire  # noqa: E402
 
@@ -47,11 +45,39 @@ PY = sys.executable
 CLIENT = str(Path(wire.__file__).with_name("client.py"))
 
 TOOLS = {
-    "git": ["push --force origin main", "rebase -i HEAD~5", "reset --hard origin/main", "commit --amend", "clean -fdx", "stash pop", "merge feature", "cherry-pick abc123"],
+    "git": [
+        "push --force origin main",
+        "rebase -i HEAD~5",
+        "reset --hard origin/main",
+        "commit --amend",
+        "clean -fdx",
+        "stash pop",
+        "merge feature",
+        "cherry-pick abc123",
+    ],
     "npm": ["install", "publish", "run build", "audit fix --force", "ci", "update", "link ../lib"],
-    "pip": ["install requests", "install -e .", "uninstall numpy", "install -r requirements.txt", "install --upgrade pip"],
-    "docker": ["system prune -a --volumes", "build -t app .", "compose up -d", "run --privileged app", "push registry/app:latest", "volume rm data"],
-    "kubectl": ["apply -f deploy.yaml", "delete namespace prod", "rollout restart deploy/web", "scale deploy/web --replicas=0", "edit configmap app"],
+    "pip": [
+        "install requests",
+        "install -e .",
+        "uninstall numpy",
+        "install -r requirements.txt",
+        "install --upgrade pip",
+    ],
+    "docker": [
+        "system prune -a --volumes",
+        "build -t app .",
+        "compose up -d",
+        "run --privileged app",
+        "push registry/app:latest",
+        "volume rm data",
+    ],
+    "kubectl": [
+        "apply -f deploy.yaml",
+        "delete namespace prod",
+        "rollout restart deploy/web",
+        "scale deploy/web --replicas=0",
+        "edit configmap app",
+    ],
     "terraform": ["apply", "destroy", "apply -auto-approve", "state rm module.db", "import aws_s3_bucket.b b"],
     "pytest": ["tests/test_api.py", "-x -q", "--lf", "-k slow", "tests/db"],
     "cargo": ["build --release", "publish", "update", "clean", "test --all"],
@@ -63,7 +89,15 @@ TOOLS = {
     "sed": ["-i 's/foo/bar/g' config.yaml", "-i '' settings.py"],
     "alembic": ["upgrade head", "downgrade -1", "revision --autogenerate"],
 }
-ADVICE = ["run the tests first", "ask before doing this on main", "use the staging profile", "back up the data dir", "pin the version", "check the lock file", "read the migration notes"]
+ADVICE = [
+    "run the tests first",
+    "ask before doing this on main",
+    "use the staging profile",
+    "back up the data dir",
+    "pin the version",
+    "check the lock file",
+    "read the migration notes",
+]
 
 HIT_TRIGGER = "rm -rf build"
 HIT_COMMAND = "rm -rf build"
@@ -108,8 +142,8 @@ def build_store(home: Path, size: int, seed: int = 7) -> float:
     """Fill ``home``'s store with ``size`` lessons; returns seconds taken."""
     os.environ["TWICESHY_HOME"] = str(home)
     os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
-    from twiceshy.engine.context import make_context
     from twiceshy.base.types import Experience
+    from twiceshy.engine.context import make_context
 
     started = time.perf_counter()
     ctx = make_context(None)
@@ -125,7 +159,11 @@ def build_store(home: Path, size: int, seed: int = 7) -> float:
         noise *= 0.75 / np.linalg.norm(noise)  # cosine to the base vector ~0.8
         vec = base[j] + noise
         vec /= np.linalg.norm(vec)
-        exp = Experience(text=f"When running `{triggers[j]}`: {ADVICE[i % len(ADVICE)]} (#{i})", trigger=triggers[j], tier=3 if i % 5 else 2)
+        exp = Experience(
+            text=f"When running `{triggers[j]}`: {ADVICE[i % len(ADVICE)]} (#{i})",
+            trigger=triggers[j],
+            tier=3 if i % 5 else 2,
+        )
         batch_ids.append(exp.id)
         batch_vecs.append(vec.tolist())
         batch_docs.append(exp.text)
@@ -135,7 +173,13 @@ def build_store(home: Path, size: int, seed: int = 7) -> float:
             batch_ids, batch_vecs, batch_docs, batch_meta = [], [], [], []
     if batch_ids:
         col.upsert(ids=batch_ids, embeddings=batch_vecs, documents=batch_docs, metadatas=batch_meta)
-    store.add(Experience(text="Never rm -rf the build dir by hand; run `make clean` (it keeps the cache).", trigger=HIT_TRIGGER, tier=2))
+    store.add(
+        Experience(
+            text="Never rm -rf the build dir by hand; run `make clean` (it keeps the cache).",
+            trigger=HIT_TRIGGER,
+            tier=2,
+        )
+    )
     hit = store.search(HIT_COMMAND, k=1)
     miss = store.search(NO_HIT_COMMAND, k=1)
     min_score = ctx.config.get("retrieval", "min_score")
@@ -145,13 +189,20 @@ def build_store(home: Path, size: int, seed: int = 7) -> float:
     return time.perf_counter() - started
 
 
-def time_client(home: Path, body: bytes, n: int, extra_env: dict[str, str] | None = None, expect: bytes | None = None) -> tuple[list[float], int]:
+def time_client(
+    home: Path, body: bytes, n: int, extra_env: dict[str, str] | None = None, expect: bytes | None = None
+) -> tuple[list[float], int]:
     """Times of ``n`` hook processes; and how many printed ``expect``."""
     env = env_for(home, **(extra_env or {}))
     times, matched = [], 0
     for _ in range(n):
         started = time.perf_counter()
-        proc = subprocess.run([PY, "-I", "-S", CLIENT, "--home", str(home), "claude-code", "PreToolUse"], input=body, capture_output=True, env=env)
+        proc = subprocess.run(
+            [PY, "-I", "-S", CLIENT, "--home", str(home), "claude-code", "PreToolUse"],
+            input=body,
+            capture_output=True,
+            env=env,
+        )
         times.append((time.perf_counter() - started) * 1000)
         if expect is not None and expect in proc.stdout:
             matched += 1
@@ -163,7 +214,13 @@ def time_inprocess(home: Path, body: bytes, n: int, expect: bytes | None = None)
     times, matched = [], 0
     for _ in range(n):
         started = time.perf_counter()
-        proc = subprocess.run([PY, "-m", "twiceshy", "hook", "claude-code", "PreToolUse"], input=body, capture_output=True, env=env, cwd=str(home))
+        proc = subprocess.run(
+            [PY, "-m", "twiceshy", "hook", "claude-code", "PreToolUse"],
+            input=body,
+            capture_output=True,
+            env=env,
+            cwd=str(home),
+        )
         times.append((time.perf_counter() - started) * 1000)
         if expect is not None and expect in proc.stdout:
             matched += 1
@@ -197,7 +254,9 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
 
-    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; n={args.n}, in-process n={args.inproc_n}")
+    print(
+        f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; n={args.n}, in-process n={args.inproc_n}"
+    )
     root = Path(tempfile.mkdtemp(prefix="twiceshy-bench-"))
     results: dict = {"cpus": os.cpu_count(), "sizes": {}}
     session = itertools.count()
@@ -258,7 +317,10 @@ def main() -> int:
                 ready.append(time.perf_counter() - started)
                 first += t
                 engine_mod.stop(home)
-            row["cold"] = {"first_call_ms": statistics.median(first) if first else None, "ready_s": statistics.median(ready) if ready else None}
+            row["cold"] = {
+                "first_call_ms": statistics.median(first) if first else None,
+                "ready_s": statistics.median(ready) if ready else None,
+            }
             results["sizes"][size] = row
             print_size(size, row, args)
     finally:
@@ -278,8 +340,12 @@ def main() -> int:
 
 
 def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
-    print(f"\n== {size:,} experiences (store built in {row['build_s']}s, engine ready in {row['engine_ready_s']}s, RSS {row['engine_rss_mb']} MB)")
-    print(f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s} {'engine p50':>10s}   {'in-process p50':>14s} {'ratio':>6s}")
+    print(
+        f"\n== {size:,} experiences (store built in {row['build_s']}s, engine ready in {row['engine_ready_s']}s, RSS {row['engine_rss_mb']} MB)"
+    )
+    print(
+        f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s} {'engine p50':>10s}   {'in-process p50':>14s} {'ratio':>6s}"
+    )
     for name in ("read-only", "hit", "no hit"):
         s = row[name]
         ip = row["in-process"][name]
@@ -289,7 +355,9 @@ def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
     print("(engine p50: time inside the engine per request, from events.jsonl)")
     cold = row.get("cold") or {}
     if cold.get("first_call_ms") is not None:
-        print(f"cold start: first call {cold['first_call_ms']:.0f} ms (spawns the engine, fails open); engine answering after {cold['ready_s']:.1f} s")
+        print(
+            f"cold start: first call {cold['first_call_ms']:.0f} ms (spawns the engine, fails open); engine answering after {cold['ready_s']:.1f} s"
+        )
     sys.stdout.flush()
 
 

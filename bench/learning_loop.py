@@ -35,11 +35,11 @@ def main() -> int:
     os.environ["TWICESHY_HOME"] = home
     os.environ["TWICESHY_CONFIG_DIR"] = os.path.join(home, "config")
 
+    from twiceshy.base.types import CoreEvent, Experience, Tier
     from twiceshy.engine.context import make_context
     from twiceshy.learning.evolve import run_cycle
     from twiceshy.learning.extractors import extract_all
     from twiceshy.learning.ingest import ingest_candidates, one_hop
-    from twiceshy.base.types import CoreEvent, Experience, Tier
 
     ctx = make_context(Path(home))
     reader = ctx.pm.hook.agent_read_transcript
@@ -54,14 +54,18 @@ def main() -> int:
     ctx.store.embedder.embed(["warm up"])
     samples = []
     for i in range(10):
-        event = CoreEvent(kind="session_end", agent="claude-code", native_event="SessionEnd", session_id=f"s{i}", cwd=home)
+        event = CoreEvent(
+            kind="session_end", agent="claude-code", native_event="SessionEnd", session_id=f"s{i}", cwd=home
+        )
         t = time.perf_counter()
         ingest_candidates(ctx, cands, event)
         samples.append(time.perf_counter() - t)
     print(f"ingest (one session's candidates)              {stats(samples)}")
 
     filler = [
-        Experience(text=f"lesson {i}", trigger=f"tool-{i % 37} run --option {i}", tier=int(Tier.QA if i % 3 else Tier.RAW))
+        Experience(
+            text=f"lesson {i}", trigger=f"tool-{i % 37} run --option {i}", tier=int(Tier.QA if i % 3 else Tier.RAW)
+        )
         for i in range(n)
     ]
     ctx.store.add_many(filler)

@@ -38,7 +38,10 @@ def row(label: str, ms: list[float]) -> None:
 def bench_import(runs: int) -> list[float]:
     code = "import time; t=time.perf_counter(); import litellm; print((time.perf_counter()-t)*1000)"
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return [float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout) for _ in range(runs)]
+    return [
+        float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
 
 
 def main() -> None:
@@ -55,11 +58,11 @@ def main() -> None:
     row("import litellm (fresh process)", bench_import(args.import_runs))
 
     from llm_server import FakeLLMServer, llm_env
+    from twiceshy.base.types import CoreEvent, Experience
     from twiceshy.brain import llm
-    from twiceshy.recall import ranking
     from twiceshy.builtins import recall
     from twiceshy.engine.context import make_context
-    from twiceshy.base.types import CoreEvent, Experience
+    from twiceshy.recall import ranking
 
     lessons = [
         ("Use --force-with-lease, never a bare --force", "git push --force origin main"),

@@ -50,7 +50,10 @@ def run_processes(home: Path, env: dict[str, str], sessions: int, calls: int, bu
             cmd = f"{COMMANDS[n % len(COMMANDS)]} # {sid} call {n}"
             with lock:
                 expected.add((sid, cmd))
-            for event, payload in (("PreToolUse", kit.pre_tool_payload(sid, cmd)), ("PostToolUse", kit.post_tool_payload(sid, cmd, n))):
+            for event, payload in (
+                ("PreToolUse", kit.pre_tool_payload(sid, cmd)),
+                ("PostToolUse", kit.post_tool_payload(sid, cmd, n)),
+            ):
                 started = time.monotonic()
                 out = subprocess.run(
                     [kit.PY, "-I", "-S", kit.CLIENT, "--home", str(home), "--budget-ms", str(budget_ms), "claude-code", event],
@@ -129,7 +132,9 @@ def main() -> int:
         if "outcomes" in result:
             print(f"hook outcomes: {result['outcomes']}")
         else:
-            print(f"no answer within budget (failed open; post_tool spooled by the client): {dict(kit.CLIENT_FAILURES)}")
+            print(
+                f"no answer within budget (failed open; post_tool spooled by the client): {dict(kit.CLIENT_FAILURES)}"
+            )
         print(f"pre_tool  ms: p50={pre['p50']:.1f} p95={pre['p95']:.1f} p99={pre['p99']:.1f}")
         print(f"post_tool ms: p50={post['p50']:.1f} p95={post['p95']:.1f} p99={post['p99']:.1f}")
         rss = [s and s.get("rss_bytes") for s in (before, mid, after)]

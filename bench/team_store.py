@@ -51,7 +51,9 @@ def _start_chroma(path: Path, port: int) -> tuple[subprocess.Popen, float]:
     started = time.perf_counter()
     proc = subprocess.Popen(
         [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     while True:
         if proc.poll() is not None:
@@ -83,17 +85,23 @@ def main() -> None:
     print(f"chroma run answered its heartbeat after {up_s:.2f} s")
     try:
         from twiceshy.base.config import load_config
+        from twiceshy.base.types import Experience
         from twiceshy.memory.embedding import make_embedder
         from twiceshy.memory.store import ExperienceStore, open_client
         from twiceshy.memory.team import open_team_store
-        from twiceshy.base.types import Experience
 
         embedder = make_embedder("hash")
         rng = random.Random(0)
-        words = "git push force npm yarn pip install docker compose kubectl apply rm build test pytest cargo make".split()
+        words = (
+            "git push force npm yarn pip install docker compose kubectl apply rm build test pytest cargo make".split()
+        )
         projects = [f"proj{i}-{i:08x}" for i in range(4)] + [None]
         exps = [
-            Experience(text=f"lesson {i}", trigger=" ".join(rng.choice(words) for _ in range(4)) + f" x{i}", project=rng.choice(projects))
+            Experience(
+                text=f"lesson {i}",
+                trigger=" ".join(rng.choice(words) for _ in range(4)) + f" x{i}",
+                project=rng.choice(projects),
+            )
             for i in range(n_lessons)
         ]
         queries = [" ".join(rng.choice(words) for _ in range(3)) for _ in range(n_queries)]
@@ -109,7 +117,10 @@ def main() -> None:
         print(f"{n_lessons} lessons, {n_queries} queries, hash embedder")
         for name, store in (("embedded", embedded), ("server (loopback)", team)):
             store.search(queries[0], k=8, project=projects[0])  # warm
-            _report(f"search, {name}", _timed(lambda i, s=store: s.search(queries[i], k=8, project=projects[i % 4]), n_queries))
+            _report(
+                f"search, {name}",
+                _timed(lambda i, s=store: s.search(queries[i], k=8, project=projects[i % 4]), n_queries),
+            )
         for name, store in (("embedded", embedded), ("server (loopback)", team)):
             picks = store.get_many([exps[i].id for i in range(min(50, n_lessons))])
 

@@ -20,4 +20,4 @@ if __name__ == "__main__":
 else:
     # Imported as ``twiceshy.hooks.client`` (doctor, older callers): the helpers live in wire.
     from twiceshy.hooks.wire import *  # noqa: F401,F403
-    from twiceshy.hooks.wire import main, norm_home, socket_path, spool_path, run_dir  # noqa: F401
+    from twiceshy.hooks.wire import main, norm_home, run_dir, socket_path, spool_path  # noqa: F401

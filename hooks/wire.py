@@ -35,11 +35,10 @@ Wire protocol, one request per connection (all ASCII headers)::
 secret the engine wrote next to the port number.
 """
 
+import _socket
 import os
 import sys
 import time
-
-import _socket
 
 PROTOCOL = "TS1"
 DEFAULT_BUDGET_MS = 400

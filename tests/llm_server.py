@@ -22,14 +22,15 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 Step = tuple[Any, ...]
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
@@ -99,7 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    owner: "FakeLLMServer"
+    owner: FakeLLMServer
 
 
 class FakeLLMServer:
@@ -147,7 +148,7 @@ class FakeLLMServer:
             out.append("\n".join(str(m.get("content", "")) for m in msgs if isinstance(m, dict)))
         return out
 
-    def start(self) -> "FakeLLMServer":
+    def start(self) -> FakeLLMServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -156,14 +157,14 @@ class FakeLLMServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
 
-def llm_env(server: "FakeLLMServer", **overrides: Any) -> dict[str, str]:
+def llm_env(server: FakeLLMServer, **overrides: Any) -> dict[str, str]:
     """``TWICESHY_LLM__*`` environment that points the config at ``server``."""
     env = {
         "TWICESHY_LLM__MODEL": "openai/test-model",

@@ -20,8 +20,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
@@ -257,7 +258,9 @@ def percentiles(values: list[float], qs: tuple[float, ...] = (50, 95, 99)) -> di
 CLIENT_FAILURES: Counter = Counter()  # why call_like_client got no reply
 
 
-def call_like_client(home: Path, agent: str, event: str, payload: bytes, budget_s: float = 0.4) -> tuple[Any, str, float]:
+def call_like_client(
+    home: Path, agent: str, event: str, payload: bytes, budget_s: float = 0.4
+) -> tuple[Any, str, float]:
     """What ``hooks/client.py`` does for one hook, minus the process: send,
     and spool an async event that got no reply. Returns (reply or None,
     event id, milliseconds). Lets a test drive thousands of calls from
@@ -300,10 +303,14 @@ def run_sessions(
             cmd = f"{commands[n % len(commands)]} # {sid} call {n}"
             try:
                 if pre:
-                    _, _, ms = call_like_client(home, "claude-code", "PreToolUse", json.dumps(pre_tool_payload(sid, cmd)).encode(), budget_s)
+                    _, _, ms = call_like_client(
+                        home, "claude-code", "PreToolUse", json.dumps(pre_tool_payload(sid, cmd)).encode(), budget_s
+                    )
                     with lock:
                         pre_ms.append(ms)
-                reply, _, ms = call_like_client(home, "claude-code", "PostToolUse", json.dumps(post_tool_payload(sid, cmd, n)).encode(), budget_s)
+                reply, _, ms = call_like_client(
+                    home, "claude-code", "PostToolUse", json.dumps(post_tool_payload(sid, cmd, n)).encode(), budget_s
+                )
                 with lock:
                     post_ms.append(ms)
                     if reply is None:
@@ -325,7 +332,11 @@ def run_sessions(
         "post_ms": post_ms,
         "client_spooled": spooled[0],
         "errors": errors,
-        "expected": {(f"{prefix}-{i}", f"{commands[n % len(commands)]} # {prefix}-{i} call {n}") for i in range(sessions) for n in range(calls)},
+        "expected": {
+            (f"{prefix}-{i}", f"{commands[n % len(commands)]} # {prefix}-{i} call {n}")
+            for i in range(sessions)
+            for n in range(calls)
+        },
     }
 
 
@@ -339,7 +350,14 @@ def seed_lessons(home: Path, env: dict[str, str], lessons: list[tuple[str, str]]
         "for text, trigger in json.loads(sys.argv[1]):\n"
         "    store_lesson(ctx, text, trigger)\n"
     )
-    out = subprocess.run([PY, "-c", code, json.dumps(lessons)], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
+    out = subprocess.run(
+        [PY, "-c", code, json.dumps(lessons)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(home.parent),
+    )
     assert out.returncode == 0, out.stderr
 
 

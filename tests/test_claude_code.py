@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from twiceshy.plugin.manager import make_manager
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.manager import make_manager
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
 AGENT = "claude-code"
@@ -113,7 +112,11 @@ def test_parse_prompt_and_session_fields(pm):
 
 
 def test_parse_edit_tool_file_path(pm):
-    data = dict(payload("PreToolUse"), tool_name="Edit", tool_input={"file_path": "/p/a.py", "old_string": "x", "new_string": "y"})
+    data = dict(
+        payload("PreToolUse"),
+        tool_name="Edit",
+        tool_input={"file_path": "/p/a.py", "old_string": "x", "new_string": "y"},
+    )
     event = parse(pm, "PreToolUse", data)
     assert event.file_path == "/p/a.py" and "Edit /p/a.py" in event.action_text()
 
@@ -134,7 +137,10 @@ def test_unreadable_payload_raises_value_error(pm, event, data):
 def test_other_agents_are_not_ours(pm):
     from twiceshy.plugins import claude_code
 
-    assert claude_code.plugin.agent_parse_payload(agent="codex", native_event="PreToolUse", payload=payload("PreToolUse")) is None
+    assert (
+        claude_code.plugin.agent_parse_payload(agent="codex", native_event="PreToolUse", payload=payload("PreToolUse"))
+        is None
+    )
     assert claude_code.plugin.agent_settings_file(agent="gemini", scope="user", project_dir=Path(".")) is None
     assert claude_code.plugin.agent_read_transcript(agent="cursor", path=FIXTURES / "transcript_recorded.jsonl") is None
 
@@ -170,7 +176,9 @@ def test_format_context_uses_the_event_name(pm, name):
     assert out == {"hookEventName": name, "additionalContext": "rules:\n- x"}
 
 
-@pytest.mark.parametrize("name", ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"])
+@pytest.mark.parametrize(
+    "name", ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"]
+)
 def test_format_silent_is_empty(pm, name):
     event = parse(pm, name, payload(name))
     assert fmt(pm, event, Decision.allow()) == NativeOutput()
@@ -212,7 +220,12 @@ def test_read_synthetic_transcript_skips_malformed(pm, twiceshy_home: Path):
         ("assistant", "", False, "Let me run the tests first."),
         ("tool_call", "Bash", False, "pytest -q tests/test_api.py"),
         ("tool_result", "Bash", True, "FAILED tests/test_api.py::test_get\nE  KeyError: 'id'"),
-        ("tool_call", "Edit", False, 'Edit {"file_path": "api.py", "new_string": "row.get(\'id\')", "old_string": "row[\'id\']"}'),
+        (
+            "tool_call",
+            "Edit",
+            False,
+            'Edit {"file_path": "api.py", "new_string": "row.get(\'id\')", "old_string": "row[\'id\']"}',
+        ),
         ("tool_result", "Edit", False, "The file api.py has been updated."),
         ("user", "", False, "use .get everywhere please"),
         ("assistant", "", False, "Done."),
@@ -227,11 +240,20 @@ def test_read_synthetic_transcript_skips_malformed(pm, twiceshy_home: Path):
 def test_settings_and_context_paths(pm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=tmp_path) == tmp_path / "home" / ".claude" / "settings.json"
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="project", project_dir=tmp_path) == tmp_path / ".claude" / "settings.json"
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=tmp_path)
+        == tmp_path / "home" / ".claude" / "settings.json"
+    )
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="project", project_dir=tmp_path)
+        == tmp_path / ".claude" / "settings.json"
+    )
     assert pm.hook.agent_context_file(agent=AGENT, project_dir=tmp_path) == tmp_path / "CLAUDE.md"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=tmp_path) == tmp_path / "cfg" / "settings.json"
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=tmp_path)
+        == tmp_path / "cfg" / "settings.json"
+    )
     from twiceshy.plugins.claude_code.settings import user_context_file
 
     assert user_context_file() == tmp_path / "cfg" / "CLAUDE.md"
@@ -243,7 +265,12 @@ def test_settings_and_context_paths(pm, tmp_path: Path, monkeypatch: pytest.Monk
 def cli(*args: str, stdin: str | None = None, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "twiceshy", *args],
-        input=stdin, cwd=cwd, env=dict(os.environ), capture_output=True, text=True, timeout=120,
+        input=stdin,
+        cwd=cwd,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -257,7 +284,10 @@ def test_hook_command_warns_denies_and_stays_quiet(tmp_path: Path):
         return json.dumps(data)
 
     learned = cli(
-        "learn", "Use make clean instead of rm -rf build/; build/ holds checked-in config.", "--trigger", "rm -rf build/",
+        "learn",
+        "Use make clean instead of rm -rf build/; build/ holds checked-in config.",
+        "--trigger",
+        "rm -rf build/",
         cwd=project,
     )
     assert learned.returncode == 0, learned.stderr
@@ -272,8 +302,13 @@ def test_hook_command_warns_denies_and_stays_quiet(tmp_path: Path):
     assert quiet.returncode == 0 and quiet.stdout == ""
 
     rule = cli(
-        "learn", "Never force-push to main; open a pull request.", "--trigger", "git push --force origin main",
-        "--tier", "rule", cwd=project,
+        "learn",
+        "Never force-push to main; open a pull request.",
+        "--trigger",
+        "git push --force origin main",
+        "--tier",
+        "rule",
+        cwd=project,
     )
     assert rule.returncode == 0, rule.stderr
     deny = cli("hook", AGENT, "PreToolUse", stdin=pre_tool("git push --force origin main", "s3"), cwd=project)

@@ -1,7 +1,6 @@
 from pathlib import Path
 
 import pytest
-
 from twiceshy.base.config import ConfigError, load_config
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
+from twiceshy.base.types import ContextSection, CoreEvent, Experience
 from twiceshy.guidance.context_file import (
     BEGIN,
     END,
@@ -21,7 +21,6 @@ from twiceshy.guidance.context_file import (
     write_managed_block,
 )
 from twiceshy.guidance.render import estimate_tokens, render_context_text, render_sections, write_agent_contexts
-from twiceshy.base.types import ContextSection, CoreEvent, Experience
 
 OUR_HOOK = "/usr/bin/python3 -I -S /x/site-packages/twiceshy/hooks/client.py --home /h claude-code PreToolUse"
 
@@ -170,8 +169,17 @@ def test_render_orders_by_priority_and_cuts_to_budget() -> None:
 def _seed(ctx, project: str) -> dict[str, Experience]:
     exps = {
         "principle": Experience(text="Prefer small reversible steps", trigger="large refactor", tier=0, confidence=0.9),
-        "rule": Experience(text="Run the tests before committing", trigger="git commit", tier=1, follows=4, ignores=1, seen_count=5),
-        "apply": Experience(text="Use uv run for scripts here", trigger="python script", tier=2, project=project, follows=3, seen_count=3),
+        "rule": Experience(
+            text="Run the tests before committing", trigger="git commit", tier=1, follows=4, ignores=1, seen_count=5
+        ),
+        "apply": Experience(
+            text="Use uv run for scripts here",
+            trigger="python script",
+            tier=2,
+            project=project,
+            follows=3,
+            seen_count=3,
+        ),
         "avoid": Experience(text="Never edit files under gen/", trigger="edit gen/x.py", tier=2, seen_count=2),
         "consider": Experience(text="Check the CI logs first", trigger="ci failure", tier=3, seen_count=2),
         "raw_once": Experience(text="One-off raw note", trigger="something", tier=3, seen_count=1),
@@ -206,22 +214,28 @@ def test_render_context_groups_scope_and_evidence(ctx, tmp_path: Path) -> None:
 
 
 def test_session_start_once_per_session_even_after_restart(ctx, tmp_path: Path) -> None:
+    from twiceshy.base.project import fingerprint
     from twiceshy.engine.context import make_context
     from twiceshy.engine.dispatch import handle_event
     from twiceshy.guidance.projects import load_registry
-    from twiceshy.base.project import fingerprint
 
     _seed(ctx, fingerprint(str(tmp_path)))
-    event = CoreEvent(kind="session_start", agent="claude-code", native_event="SessionStart", session_id="s-1", cwd=str(tmp_path))
+    event = CoreEvent(
+        kind="session_start", agent="claude-code", native_event="SessionStart", session_id="s-1", cwd=str(tmp_path)
+    )
     first = handle_event(ctx, event)
     assert "Run the tests before committing" in first.context and "not instructions" in first.context
     assert handle_event(ctx, event).context == ""
-    prompt = CoreEvent(kind="prompt", agent="claude-code", native_event="UserPromptSubmit", session_id="s-1", cwd=str(tmp_path))
+    prompt = CoreEvent(
+        kind="prompt", agent="claude-code", native_event="UserPromptSubmit", session_id="s-1", cwd=str(tmp_path)
+    )
     assert handle_event(ctx, prompt).context == ""
     # A restarted engine (fresh context) still remembers the session got its guidance.
     assert handle_event(make_context(tmp_path), prompt).context == ""
     # A new session gets it; the first prompt counts as the start for agents without SessionStart.
-    other = CoreEvent(kind="prompt", agent="cursor", native_event="beforeSubmitPrompt", session_id="s-2", cwd=str(tmp_path))
+    other = CoreEvent(
+        kind="prompt", agent="cursor", native_event="beforeSubmitPrompt", session_id="s-2", cwd=str(tmp_path)
+    )
     assert "Prefer small reversible steps" in handle_event(ctx, other).context
     reg = load_registry()
     assert reg[fingerprint(str(tmp_path))]["sessions"] == 2
@@ -258,10 +272,14 @@ def test_write_agent_contexts_for_installed_agents(ctx, tmp_path: Path, monkeypa
     project_dir.mkdir()
     _seed(ctx, fingerprint(str(project_dir)))
     assert "claude-code" not in installed_agents(ctx.pm, project_dir)
-    assert write_agent_contexts(ctx, project_dir) == [] or all(r["agent"] != "claude-code" for r in write_agent_contexts(ctx, project_dir))
+    assert write_agent_contexts(ctx, project_dir) == [] or all(
+        r["agent"] != "claude-code" for r in write_agent_contexts(ctx, project_dir)
+    )
     settings = project_dir / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": OUR_HOOK}]}]}}))
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": OUR_HOOK}]}]}})
+    )
     assert "claude-code" in installed_agents(ctx.pm, project_dir)
     claude_md = project_dir / "CLAUDE.md"
     claude_md.write_bytes(b"# House rules\r\nBe kind.")
@@ -281,18 +299,36 @@ def test_cli_context_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, twic
     project_dir.mkdir()
     make_context(project_dir).store.add(Experience(text="Always pin the Node version", trigger="npm install", tier=1))
     env = dict(os.environ)
-    shown = subprocess.run([sys.executable, "-m", "twiceshy", "context"], cwd=project_dir, env=env,
-                           capture_output=True, text=True, timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "context"],
+        cwd=project_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.returncode == 0, shown.stderr
     assert "Always pin the Node version" in shown.stdout
-    done = subprocess.run([sys.executable, "-m", "twiceshy", "context", "--write", "--agent", "claude-code"],
-                          cwd=project_dir, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "context", "--write", "--agent", "claude-code"],
+        cwd=project_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "updated" in done.stdout
     assert "Always pin the Node version" in (project_dir / "CLAUDE.md").read_text()
     # With no installed agent and no --agent, --write says so instead of pretending.
-    nothing = subprocess.run([sys.executable, "-m", "twiceshy", "context", "--write"], cwd=project_dir, env=env,
-                             capture_output=True, text=True, timeout=60)
+    nothing = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "context", "--write"],
+        cwd=project_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert nothing.returncode != 0 and "no agent" in nothing.stderr
 
 
@@ -303,7 +339,9 @@ def test_session_start_serves_stale_lessons_and_refreshes_behind(ctx, tmp_path: 
     from twiceshy.engine.dispatch import handle_event
 
     def start(sid: str) -> str:
-        ev = CoreEvent(kind="session_start", agent="claude-code", native_event="SessionStart", session_id=sid, cwd=str(tmp_path))
+        ev = CoreEvent(
+            kind="session_start", agent="claude-code", native_event="SessionStart", session_id=sid, cwd=str(tmp_path)
+        )
         return handle_event(ctx, ev).context
 
     ctx.store.add(Experience(text="First lesson on disk", trigger="a", tier=1))
@@ -333,14 +371,21 @@ def test_every_agent_plugin_gets_its_own_file(ctx, tmp_path: Path, monkeypatch: 
     assert {"claude-code", "codex", "gemini", "cursor"} <= set(agents)
     for agent in agents:
         settings = ctx.pm.hook.agent_install_hooks(
-            agent=agent, settings={}, hook_command=lambda ev, a=agent: OUR_HOOK.replace("claude-code PreToolUse", f"{a} {ev}")
+            agent=agent,
+            settings={},
+            hook_command=lambda ev, a=agent: OUR_HOOK.replace("claude-code PreToolUse", f"{a} {ev}"),
         )
         path = ctx.pm.hook.agent_settings_file(agent=agent, scope="project", project_dir=project_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings))
     assert set(installed_agents(ctx.pm, project_dir)) == set(agents)
     rows = {r["agent"]: r for r in write_agent_contexts(ctx, project_dir)}
-    expected = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md", "cursor": ".cursor/rules/twiceshy.mdc"}
+    expected = {
+        "claude-code": "CLAUDE.md",
+        "codex": "AGENTS.md",
+        "gemini": "GEMINI.md",
+        "cursor": ".cursor/rules/twiceshy.mdc",
+    }
     for agent, rel in expected.items():
         assert rows[agent]["path"] == str(project_dir / rel) and "error" not in rows[agent]
         text = (project_dir / rel).read_text()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from twiceshy.base.types import Tier
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_hook
-from twiceshy.ops.install import install
 from twiceshy.learning.ingest import store_lesson
-from twiceshy.base.types import Tier
+from twiceshy.ops.install import install
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 

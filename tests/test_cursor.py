@@ -10,16 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from twiceshy.ops import install as inst
 from twiceshy.base.config import load_config
+from twiceshy.base.types import CoreEvent, Decision
 from twiceshy.engine.context import EngineContext
-from twiceshy.guidance.context_file import write_context
 from twiceshy.engine.dispatch import handle_hook
+from twiceshy.guidance.context_file import write_context
+from twiceshy.ops import install as inst
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.plugin.manager import BUILTIN_PLUGINS, make_manager
 from twiceshy.plugins.cursor import adapter, compat, settings, transcript
-from twiceshy.base.types import CoreEvent, Decision
 
 FIX = Path(__file__).parent / "fixtures" / "cursor"
 AGENT = "cursor"
@@ -40,7 +39,7 @@ def parse(pm, name: str) -> CoreEvent:
 
 
 def test_fixtures_cover_every_installed_event():
-    assert set(settings.EVENTS) <= {p.name[len("payload_"):-len(".json")] for p in FIX.glob("payload_*.json")}
+    assert set(settings.EVENTS) <= {p.name[len("payload_") : -len(".json")] for p in FIX.glob("payload_*.json")}
 
 
 @pytest.mark.parametrize(
@@ -90,22 +89,34 @@ def test_unsupported_event_refused():
 
 @pytest.mark.parametrize("name", ["beforeShellExecution", "beforeMCPExecution", "preToolUse"])
 def test_deny_uses_permission_deny(pm, name: str):
-    out = pm.hook.agent_format_decision(agent=AGENT, event=parse(pm, name), decision=Decision(action="deny", reason="force-push broke main"))
+    out = pm.hook.agent_format_decision(
+        agent=AGENT, event=parse(pm, name), decision=Decision(action="deny", reason="force-push broke main")
+    )
     data = json.loads(out.stdout)
     assert out.exit_code == 0
-    assert data == {"permission": "deny", "user_message": "twiceshy blocked this: force-push broke main", "agent_message": "force-push broke main"}
+    assert data == {
+        "permission": "deny",
+        "user_message": "twiceshy blocked this: force-push broke main",
+        "agent_message": "force-push broke main",
+    }
 
 
 @pytest.mark.parametrize("name", ["beforeShellExecution", "beforeMCPExecution"])
 def test_warn_never_grants_permission(pm, name: str):
-    data = json.loads(adapter.format_decision(parse(pm, name), Decision(action="warn", context="check the branch first")).stdout)
+    data = json.loads(
+        adapter.format_decision(parse(pm, name), Decision(action="warn", context="check the branch first")).stdout
+    )
     assert "permission" not in data  # "allow" would skip Cursor's own approval prompt
-    assert data["agent_message"] == "check the branch first" and data["user_message"] == "twiceshy: check the branch first"
+    assert (
+        data["agent_message"] == "check the branch first" and data["user_message"] == "twiceshy: check the branch first"
+    )
 
 
 def test_long_warning_is_short_for_the_user_but_whole_for_the_agent(pm):
     text = "word " * 300
-    data = json.loads(adapter.format_decision(parse(pm, "beforeShellExecution"), Decision(action="warn", context=text)).stdout)
+    data = json.loads(
+        adapter.format_decision(parse(pm, "beforeShellExecution"), Decision(action="warn", context=text)).stdout
+    )
     assert len(data["user_message"]) <= adapter.USER_MESSAGE_CHARS + len("twiceshy: ") and data["agent_message"] == text
 
 
@@ -119,7 +130,11 @@ def test_newer_events_take_additional_context(pm, name: str):
 def test_after_events_and_stop_are_silent(pm, name: str):
     for decision in (Decision(action="deny", reason="r"), Decision(context="c"), Decision()):
         out = adapter.format_decision(parse(pm, name), decision)
-        assert (out.stdout, out.stderr, out.exit_code) == ("", "", 0)  # followup_message on stop would restart the agent
+        assert (out.stdout, out.stderr, out.exit_code) == (
+            "",
+            "",
+            0,
+        )  # followup_message on stop would restart the agent
 
 
 def test_degradation_prompt_context_goes_to_the_rule_file_not_the_hook(pm, tmp_path: Path):
@@ -167,8 +182,13 @@ def test_install_flat_entries_keeps_user_hooks_and_is_idempotent():
 def test_install_into_empty_sets_version_and_replaces_stale_entries():
     fresh = settings.install_hooks({}, fake_command)
     assert list(fresh) == ["version", "hooks"] and fresh["version"] == 1
-    stale = {"version": 1, "hooks": {"beforeShellExecution": [{"command": fake_command("x"), "timeout": 3}, {"command": fake_command("y")}],
-                                      "oldEvent": [{"command": fake_command("old")}, {"command": "keep-me"}]}}
+    stale = {
+        "version": 1,
+        "hooks": {
+            "beforeShellExecution": [{"command": fake_command("x"), "timeout": 3}, {"command": fake_command("y")}],
+            "oldEvent": [{"command": fake_command("old")}, {"command": "keep-me"}],
+        },
+    }
     merged = settings.install_hooks(stale, fake_command)
     ours = [h for h in merged["hooks"]["beforeShellExecution"] if inst.is_our_command(h["command"])]
     assert ours == [{"command": fake_command("beforeShellExecution"), "timeout": 3}]  # updated in place, duplicate gone
@@ -187,7 +207,18 @@ def test_cli_install_project_scope_subprocess(tmp_path: Path):
     (project / ".cursor").mkdir(parents=True)
     path = project / ".cursor" / "hooks.json"
     path.write_text(USER_HOOKS, encoding="utf-8")
-    cmd = [sys.executable, "-m", "twiceshy", "install", "--agent", AGENT, "--scope", "project", "--project-dir", str(project)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "twiceshy",
+        "install",
+        "--agent",
+        AGENT,
+        "--scope",
+        "project",
+        "--project-dir",
+        str(project),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -203,8 +234,14 @@ def test_cli_install_project_scope_subprocess(tmp_path: Path):
 def test_settings_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     pm = make_manager()
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=tmp_path) == tmp_path / "home" / ".cursor" / "hooks.json"
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="project", project_dir=tmp_path) == tmp_path / ".cursor" / "hooks.json"
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=tmp_path)
+        == tmp_path / "home" / ".cursor" / "hooks.json"
+    )
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="project", project_dir=tmp_path)
+        == tmp_path / ".cursor" / "hooks.json"
+    )
 
 
 # ---------------------------------------------------------------- transcript
@@ -231,7 +268,9 @@ def test_unknown_transcript_shape_is_empty(tmp_path: Path):
 def test_detects_a_cursor_payload_on_the_claude_code_path():
     assert compat.is_cursor_payload(payload("compat_PreToolUse_shell"))
     assert compat.is_cursor_payload({"hook_event_name": "beforeSubmitPrompt", "prompt": "x"})
-    claude = json.loads((Path(__file__).parent / "fixtures" / "claude_code" / "payload_PreToolUse.json").read_text(encoding="utf-8"))
+    claude = json.loads(
+        (Path(__file__).parent / "fixtures" / "claude_code" / "payload_PreToolUse.json").read_text(encoding="utf-8")
+    )
     assert not compat.is_cursor_payload(claude)
 
 
@@ -287,7 +326,11 @@ def test_compat_fire_is_dropped_when_the_native_cursor_hook_is_installed(engine,
     dup = handle_hook(ctx, "claude-code", "PreToolUse", with_root(payload("compat_PreToolUse_shell"), project))
     assert (dup.stdout, dup.exit_code) == ("", 0)
     assert len(recorder.pre) == 1  # one warning/deny per real action, not two
-    post = {**with_root(payload("compat_PreToolUse_shell"), project), "hook_event_name": "postToolUse", "tool_output": "ok"}
+    post = {
+        **with_root(payload("compat_PreToolUse_shell"), project),
+        "hook_event_name": "postToolUse",
+        "tool_output": "ok",
+    }
     handle_hook(ctx, AGENT, "afterShellExecution", with_root(payload("afterShellExecution"), project))
     handle_hook(ctx, "claude-code", "PostToolUse", post)
     assert len(recorder.post) == 1  # the outcome is recorded once
@@ -324,6 +367,8 @@ def test_user_level_native_install_counts_and_cache_follows_the_file(tmp_path: P
 
 
 def test_claude_code_payloads_still_reach_the_claude_code_plugin(pm):
-    claude = json.loads((Path(__file__).parent / "fixtures" / "claude_code" / "payload_PreToolUse.json").read_text(encoding="utf-8"))
+    claude = json.loads(
+        (Path(__file__).parent / "fixtures" / "claude_code" / "payload_PreToolUse.json").read_text(encoding="utf-8")
+    )
     event = pm.hook.agent_parse_payload(agent="claude-code", native_event="PreToolUse", payload=claude)
     assert event.agent == "claude-code"

@@ -9,7 +9,6 @@ import random
 from pathlib import Path
 
 import pytest
-
 from twiceshy.guidance.distill import (
     _fisher_exact,
     _mann_whitney_u,
@@ -111,8 +110,14 @@ def _verification_world(rng: random.Random, n: int = 16) -> list[dict]:
     trajs = []
     for i in range(n):
         verified = i % 2 == 0
-        trajs.append(_traj(i, files_edited=["a.py", "b.py", "c.py"], verified_after_multi_edit=verified,
-                           outcome_score=round(rng.uniform(0.75, 0.95) if verified else rng.uniform(0.2, 0.45), 3)))
+        trajs.append(
+            _traj(
+                i,
+                files_edited=["a.py", "b.py", "c.py"],
+                verified_after_multi_edit=verified,
+                outcome_score=round(rng.uniform(0.75, 0.95) if verified else rng.uniform(0.2, 0.45), 3),
+            )
+        )
     return trajs
 
 
@@ -135,8 +140,13 @@ def test_read_before_edit_and_file_scope_rules(twiceshy_home: Path) -> None:
     trajs = []
     for i in range(20):
         blind = i % 2 == 1
-        trajs.append(_traj(i, edits_before_read=2 if blind else 0,
-                           outcome_score=round(rng.uniform(0.1, 0.4) if blind else rng.uniform(0.7, 0.9), 3)))
+        trajs.append(
+            _traj(
+                i,
+                edits_before_read=2 if blind else 0,
+                outcome_score=round(rng.uniform(0.1, 0.4) if blind else rng.uniform(0.7, 0.9), 3),
+            )
+        )
     _write(twiceshy_home, trajs)
     keys = {r.key: r for r in distill_rules()}
     assert keys["read-before-edit"].polarity == "avoid"
@@ -146,8 +156,11 @@ def test_read_before_edit_and_file_scope_rules(twiceshy_home: Path) -> None:
 def test_short_sessions_rule(twiceshy_home: Path) -> None:
     rng = random.Random(3)
     trajs = [
-        _traj(i, duration_s=300 if i % 2 else 4 * 3600,
-              outcome_score=round(rng.uniform(0.7, 0.9) if i % 2 else rng.uniform(0.1, 0.4), 3))
+        _traj(
+            i,
+            duration_s=300 if i % 2 else 4 * 3600,
+            outcome_score=round(rng.uniform(0.7, 0.9) if i % 2 else rng.uniform(0.1, 0.4), 3),
+        )
         for i in range(20)
     ]
     _write(twiceshy_home, trajs)
@@ -158,10 +171,16 @@ def test_short_sessions_rule(twiceshy_home: Path) -> None:
 def test_no_rule_without_a_real_difference(twiceshy_home: Path) -> None:
     rng = random.Random(4)
     trajs = [
-        _traj(i, files_edited=["a", "b"] if i % 3 else ["a"], verified_after_multi_edit=bool(rng.getrandbits(1)),
-              edits_before_read=rng.choice([0, 0, 1]), duration_s=rng.randint(60, 7200),
-              tool_counts={"Bash": rng.randint(0, 3), "Grep": rng.randint(0, 2)},
-              domains=[rng.choice(["python", "css"])], outcome_score=round(rng.uniform(0.3, 0.9), 3))
+        _traj(
+            i,
+            files_edited=["a", "b"] if i % 3 else ["a"],
+            verified_after_multi_edit=bool(rng.getrandbits(1)),
+            edits_before_read=rng.choice([0, 0, 1]),
+            duration_s=rng.randint(60, 7200),
+            tool_counts={"Bash": rng.randint(0, 3), "Grep": rng.randint(0, 2)},
+            domains=[rng.choice(["python", "css"])],
+            outcome_score=round(rng.uniform(0.3, 0.9), 3),
+        )
         for i in range(40)
     ]
     _write(twiceshy_home, trajs)
@@ -180,12 +199,24 @@ def test_domain_tool_preference_weak_domain_checklist(twiceshy_home: Path) -> No
     trajs = []
     for i in range(24):  # python: Grep users do much better
         grep = i % 2 == 0
-        trajs.append(_traj(i, domains=["python"], tool_counts={"Bash": 2, **({"Grep": 3} if grep else {})},
-                           outcome_score=round(rng.uniform(0.75, 0.95) if grep else rng.uniform(0.5, 0.6), 3)))
+        trajs.append(
+            _traj(
+                i,
+                domains=["python"],
+                tool_counts={"Bash": 2, **({"Grep": 3} if grep else {})},
+                outcome_score=round(rng.uniform(0.75, 0.95) if grep else rng.uniform(0.5, 0.6), 3),
+            )
+        )
     for i in range(24, 44):  # css: a weak domain; sessions that read first do better
         read_first = i % 4 == 0
-        trajs.append(_traj(i, domains=["css"], edits_before_read=0 if read_first else 1,
-                           outcome_score=0.8 if read_first else round(rng.uniform(0.05, 0.3), 3)))
+        trajs.append(
+            _traj(
+                i,
+                domains=["css"],
+                edits_before_read=0 if read_first else 1,
+                outcome_score=0.8 if read_first else round(rng.uniform(0.05, 0.3), 3),
+            )
+        )
     _write(twiceshy_home, trajs)
     rules = {r.key: r for r in distill_rules()}
     tool = rules["tool:python:Grep"]

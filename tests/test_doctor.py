@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from llm_server import FakeLLMServer, llm_env
-from twiceshy.ops.doctor import run_checks
 from twiceshy.base.errorlog import record_error
+from twiceshy.ops.doctor import run_checks
 
 
 @pytest.fixture
@@ -38,8 +37,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def cli(*args: str, env: dict[str, str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "twiceshy", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "twiceshy", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def doctor_json(env: dict[str, str], cwd: Path, *extra: str) -> tuple[int, dict]:
@@ -125,7 +125,9 @@ def test_stale_hook_command_and_missing_events(env, project, twiceshy_home):
     settings = Path(env["HOME"]) / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
     command = f"/nonexistent/venv/bin/python -I -S /gone/twiceshy/hooks/client.py --home {twiceshy_home} claude-code PreToolUse"
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]}}))
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]}})
+    )
     report = run_checks(project, check_model=False)
     check = next(c for c in report.checks if c.name == "hooks claude-code")
     assert check.level == "fail"
@@ -149,7 +151,7 @@ def test_recent_errors_and_engine_crash_are_reported(env, project, twiceshy_home
     except RuntimeError as exc:
         record_error("recall.search", exc)
     (twiceshy_home / "engine.log").write_text(
-        "twiceshy engine 123 serving x on y\nTraceback (most recent call last):\n  File \"x\"\nOSError: [Errno 28] No space left on device\n"
+        'twiceshy engine 123 serving x on y\nTraceback (most recent call last):\n  File "x"\nOSError: [Errno 28] No space left on device\n'
     )
     checks = {c.name: c for c in run_checks(project, check_model=False).checks}
     assert checks["errors"].level == "warn"

@@ -10,15 +10,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
+from reliability_kit import serve_pids  # the one /proc scan for live engines of a home
 from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
-
-from reliability_kit import serve_pids  # the one /proc scan for live engines of a home
 
 CLIENT = str(Path(wire.__file__).with_name("client.py"))
 PY = sys.executable
@@ -76,7 +74,9 @@ def start_engine(home: Path, cli: bool = False, **extra: str) -> dict:
     return status
 
 
-def hook(home: Path, event: str, payload: dict | bytes, agent: str = "claude-code", budget_ms: int = 2000, **extra: str):
+def hook(
+    home: Path, event: str, payload: dict | bytes, agent: str = "claude-code", budget_ms: int = 2000, **extra: str
+):
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     return subprocess.run(
         [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", str(budget_ms), agent, event],
@@ -216,7 +216,12 @@ def test_huge_payload_and_junk_requests_do_not_hurt_the_engine(live: Path) -> No
     out = hook(live, "PreToolUse", big, budget_ms=10_000)
     assert out.returncode == 0
     path = wire.socket_path(live)
-    for junk in (b"GET / HTTP/1.1\r\n\r\n", b"TS1 a b c 99999999999 -\n", b"\x00" * 700, b"TS1 claude-code PreToolUse i 10 -\nabc"):
+    for junk in (
+        b"GET / HTTP/1.1\r\n\r\n",
+        b"TS1 a b c 99999999999 -\n",
+        b"\x00" * 700,
+        b"TS1 claude-code PreToolUse i 10 -\nabc",
+    ):
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(5)
         s.connect(path)
@@ -286,7 +291,7 @@ def test_garbage_from_the_engine_fails_open(home: Path, reply: bytes | None) -> 
         while not stop.is_set():
             try:
                 conn, _ = server.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             conn.recv(1 << 20)
             if reply is None:
@@ -325,6 +330,7 @@ def test_client_imports_only_the_standard_library(tmp_path: Path) -> None:
     """Every module the real hook process loads (engine down, a post-tool
     event spooled: the widest path) is stdlib, and none of the slow ones is
     loaded on the fast path."""
+
     def imported(event: str, payload: bytes) -> set[str]:
         out = subprocess.run(
             [PY, "-I", "-S", "-X", "importtime", CLIENT, "--home", str(tmp_path / "h"), "claude-code", event],
@@ -334,7 +340,11 @@ def test_client_imports_only_the_standard_library(tmp_path: Path) -> None:
             timeout=20,
         )
         assert out.returncode == 0 and out.stdout == b""
-        return {line.split("|")[-1].strip() for line in out.stderr.decode().splitlines() if line.startswith("import time:") and "imported package" not in line}
+        return {
+            line.split("|")[-1].strip()
+            for line in out.stderr.decode().splitlines()
+            if line.startswith("import time:") and "imported package" not in line
+        }
 
     fast = imported("PreToolUse", json.dumps(pre_tool("ls")).encode())
     assert "wire" in fast

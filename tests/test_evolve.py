@@ -11,12 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llm_server import FakeLLMServer, llm_env
-from twiceshy.learning import evolve
-from twiceshy.engine.context import make_context
-from twiceshy.learning.ingest import expand_hits, expand_one_hop, store_lesson
 from twiceshy.base.types import Experience, LessonMatch, Tier
+from twiceshy.engine.context import make_context
+from twiceshy.learning import evolve
+from twiceshy.learning.ingest import expand_hits, expand_one_hop, store_lesson
 
 DAY = 86400.0
 
@@ -106,7 +105,13 @@ def test_qa_seen_in_many_sessions_without_complaint_becomes_rule(ctx) -> None:
 def _three_pip_rules(ctx) -> list[Experience]:
     triggers = ["pip install requests", "sudo pip install flask", "pip3 install --user numpy"]
     return [
-        add(ctx, f"Do not {t}: the system Python is externally managed; use a venv.", t, tier=int(Tier.RULE), confidence=0.8)
+        add(
+            ctx,
+            f"Do not {t}: the system Python is externally managed; use a venv.",
+            t,
+            tier=int(Tier.RULE),
+            confidence=0.8,
+        )
         for t in triggers
     ]
 
@@ -153,7 +158,9 @@ def test_principle_falls_back_when_the_llm_fails(tmp_path: Path, monkeypatch: py
 
 
 def test_contradiction_supersedes_keeps_both_and_builds_a_timeline(ctx) -> None:
-    old, outcome = store_lesson(ctx, "Use yarn instead of npm in this repo.", "npm install", tags=["prefer:yarn", "avoid:npm"])
+    old, outcome = store_lesson(
+        ctx, "Use yarn instead of npm in this repo.", "npm install", tags=["prefer:yarn", "avoid:npm"]
+    )
     assert outcome == "new"
     old.tier = int(Tier.RULE)
     ctx.store.update(old)
@@ -205,7 +212,12 @@ def test_evolve_command_runs_a_cycle(twiceshy_home: Path, tmp_path: Path) -> Non
     lonely = add(ctx, "lonely", "cmd", created_at=time.time() - 30 * DAY, last_seen=time.time() - 30 * DAY)
     env = dict(os.environ)
     proc = subprocess.run(
-        [sys.executable, "-m", "twiceshy", "evolve", "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "twiceshy", "evolve", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     counts = json.loads(proc.stdout.strip().splitlines()[-1])

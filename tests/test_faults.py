@@ -26,11 +26,11 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 import reliability_kit as kit
 from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
@@ -46,15 +46,25 @@ def _store_snapshot(home: Path, env: dict[str, str]) -> dict[str, Any]:
         "print(json.dumps({'count': c.store.count(), 'all': len(exps), 'ids': len({e.id for e in exps}),\n"
         "  'texts': [e.text for e in exps], 'tiers': [e.tier for e in exps]}))\n"
     )
-    out = subprocess.run([kit.PY, "-c", code], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
+    out = subprocess.run(
+        [kit.PY, "-c", code], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent)
+    )
     assert out.returncode == 0, f"the store does not open after the crash:\n{out.stderr[-3000:]}"
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _claude_transcript(path: Path, text: str) -> Path:
     lines = [
-        {"type": "user", "message": {"role": "user", "content": "fix the build please"}, "timestamp": "2025-01-01T00:00:00Z"},
-        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}, "timestamp": "2025-01-01T00:00:01Z"},
+        {
+            "type": "user",
+            "message": {"role": "user", "content": "fix the build please"},
+            "timestamp": "2025-01-01T00:00:00Z",
+        },
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+            "timestamp": "2025-01-01T00:00:01Z",
+        },
     ]
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     return path
@@ -94,7 +104,6 @@ def test_kill_9_mid_write_loses_no_acknowledged_event(rig: dict[str, Any]) -> No
     lessons: dict[str, str] = {}
     lock = threading.Lock()
     killed = threading.Event()
-    stop = threading.Event()
 
     before_kill, after_kill = 40, 15  # per writer
 
@@ -105,14 +114,22 @@ def test_kill_9_mid_write_loses_no_acknowledged_event(rig: dict[str, Any]) -> No
                 killed.wait(300)  # the rest are sent while the engine is dead: spooled
             sid = f"w{w}"
             cmd = f"make step-{n} # {sid}"
-            kit.call_like_client(home, "claude-code", "PostToolUse", json.dumps(kit.post_tool_payload(sid, cmd, n)).encode(), 0.4)
+            kit.call_like_client(
+                home, "claude-code", "PostToolUse", json.dumps(kit.post_tool_payload(sid, cmd, n)).encode(), 0.4
+            )
             with lock:
                 sent.append((sid, cmd))
             if n % 20 == 5:  # a session end whose transcript teaches one lesson (a store write)
                 words = _unique_words(w * 100_000 + n)
                 marker = "LEARNING: " + " ".join(words) + " needs the frobnicate flag"
                 transcript = _claude_transcript(tmp / f"t-{w}-{n}.jsonl", marker)
-                end = {"session_id": f"end-{w}-{n}", "transcript_path": str(transcript), "cwd": str(tmp), "hook_event_name": "SessionEnd", "reason": "exit"}
+                end = {
+                    "session_id": f"end-{w}-{n}",
+                    "transcript_path": str(transcript),
+                    "cwd": str(tmp),
+                    "hook_event_name": "SessionEnd",
+                    "reason": "exit",
+                }
                 kit.call_like_client(home, "claude-code", "SessionEnd", json.dumps(end).encode(), 0.4)
                 with lock:
                     lessons[words[0]] = marker
@@ -137,9 +154,9 @@ def test_kill_9_mid_write_loses_no_acknowledged_event(rig: dict[str, Any]) -> No
     rig["procs"].append(proc2)
     engine_mod.call(home, "drain")
     expected = set(sent)
-    assert kit.wait_for(lambda: set(kit.counted(count)) >= expected and kit.spool_pending(home) == 0, timeout=300, step=0.5), (
-        f"{len(expected - set(kit.counted(count)))} acknowledged events lost; spool pending {kit.spool_pending(home)}"
-    )
+    assert kit.wait_for(
+        lambda: set(kit.counted(count)) >= expected and kit.spool_pending(home) == 0, timeout=300, step=0.5
+    ), f"{len(expected - set(kit.counted(count)))} acknowledged events lost; spool pending {kit.spool_pending(home)}"
     got = kit.counted(count)
     dupes = {k: v for k, v in got.items() if v > 1}
     assert len(dupes) <= 1 and all(v == 2 for v in dupes.values()), f"duplicates beyond the one crash window: {dupes}"
@@ -180,14 +197,22 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
         f"ctx.store.add_many([Experience(text=f'lesson {{i}} ' + ''.join(random.Random(i).choice('abcdefghij') for _ in range(12)), trigger=f'cmd-{{i}} --flag-{{i * 7919}}', seen_count=2) for i in range({EVOLVE_N})])\n"
         "print(ctx.store.count())\n"
     )
-    out = subprocess.run([kit.PY, "-c", seed], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
+    out = subprocess.run(
+        [kit.PY, "-c", seed], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent)
+    )
     assert out.returncode == 0 and out.stdout.split()[-1] == str(EVOLVE_N), out.stderr
     proc = kit.start_engine(home, env)
     rig["procs"].append(proc)
     pid = engine_mod.call(home, "ping")["pid"]
     generation = home / "store" / "generation"
     stamp = generation.read_text()
-    end = {"session_id": "evolve-1", "transcript_path": "", "cwd": "/tmp", "hook_event_name": "SessionEnd", "reason": "exit"}
+    end = {
+        "session_id": "evolve-1",
+        "transcript_path": "",
+        "cwd": "/tmp",
+        "hook_event_name": "SessionEnd",
+        "reason": "exit",
+    }
     reply, _, _ = kit.call_like_client(home, "claude-code", "SessionEnd", json.dumps(end).encode(), 5.0)
     assert reply is not None, "the session end was not acked"
     # The cycle is writing once the store's generation stamp moves; let it do a few more.
@@ -212,7 +237,9 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
     snap = _store_snapshot(home, env)
     assert snap["count"] == snap["all"] == snap["ids"] == EVOLVE_N
     assert sorted(set(snap["tiers"])) == [2], f"tiers after recovery: {sorted(set(snap['tiers']))}"
-    print(f"\nkill -9 mid-evolve: {promoted_at_kill}/{EVOLVE_N} promoted when killed; after restart all {EVOLVE_N} QA, none lost or promoted twice")
+    print(
+        f"\nkill -9 mid-evolve: {promoted_at_kill}/{EVOLVE_N} promoted when killed; after restart all {EVOLVE_N} QA, none lost or promoted twice"
+    )
     del state
 
 
@@ -225,7 +252,12 @@ def _can_mount() -> bool:
     probe = Path("/tmp") / f"twiceshy-mount-probe-{os.getpid()}"
     probe.mkdir(exist_ok=True)
     try:
-        ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True, timeout=20).returncode == 0
+        ok = (
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True, timeout=20
+            ).returncode
+            == 0
+        )
         if ok:
             subprocess.run(["umount", str(probe)], capture_output=True, timeout=20)
         return ok
@@ -272,7 +304,9 @@ def test_full_disk_hook_fails_open_nothing_lost_doctor_tells(rig: dict[str, Any]
         # Move the data dir onto a real 4 MB tmpfs, then fill it: ENOSPC.
         disk = tmp / "disk"
         disk.mkdir()
-        assert subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], timeout=20).returncode == 0
+        assert (
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], timeout=20).returncode == 0
+        )
         mounted.append(disk)
         subprocess.run(["cp", "-a", str(home) + "/.", str(disk)], check=True, timeout=60)
         home = disk
@@ -314,15 +348,26 @@ def test_full_disk_hook_fails_open_nothing_lost_doctor_tells(rig: dict[str, Any]
                 if line.strip():
                     json.loads(line)
     # The engine's own error log: written if space allows (it may not be): doctor reads it.
-    doctor = subprocess.run([kit.PY, "-c", "import json; from twiceshy.ops.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))"],
-                            env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp))
+    doctor = subprocess.run(
+        [
+            kit.PY,
+            "-c",
+            "import json; from twiceshy.ops.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp),
+    )
     assert doctor.returncode == 0, doctor.stderr[-2000:]
     report = json.loads(doctor.stdout.strip().splitlines()[-1])
     by_name = {c["name"]: c for c in report["checks"]}
     disk_words = ("No space left", "File too large", "Errno 28", "Errno 27")
-    doctor_says = json.dumps(report)
-    print(f"\nfull disk ({mechanism}): hooks silent, warning served, {len(sent)} events applied once; doctor: "
-          + "; ".join(f"{n}={c['level']}" for n, c in by_name.items()))
+    print(
+        f"\nfull disk ({mechanism}): hooks silent, warning served, {len(sent)} events applied once; doctor: "
+        + "; ".join(f"{n}={c['level']}" for n, c in by_name.items())
+    )
     for name in ("data dir", "store", "queues", "errors"):
         print(f"  doctor {name}: {by_name[name]['level']}: {by_name[name]['detail'][:300]}")
     if CAN_MOUNT:
@@ -401,22 +446,45 @@ def _read_only_home(tmp: Path, mounts: list[Path]) -> tuple[Path, str]:
 def test_read_only_data_dir_hook_fails_open_and_doctor_says_so(tmp_path: Path, mounted: list[Path]) -> None:
     home, mechanism = _read_only_home(tmp_path, mounted)
     env = kit.env_for(home)
-    for event, payload in (("PreToolUse", kit.pre_tool_payload("ro", "rm -rf build")), ("PostToolUse", kit.post_tool_payload("ro", "make", 1))):
+    for event, payload in (
+        ("PreToolUse", kit.pre_tool_payload("ro", "rm -rf build")),
+        ("PostToolUse", kit.post_tool_payload("ro", "make", 1)),
+    ):
         started = time.monotonic()
         out = kit.hook(home, event, payload, env, budget_ms=400)  # autostart attempted, must not hang
         assert (out.returncode, out.stdout, out.stderr) == (0, b"", b""), (mechanism, out)
         assert time.monotonic() - started < 30
     # The engine cannot start there; it must say why (its log cannot be written either: stderr).
-    serve = subprocess.run([kit.PY, "-m", "twiceshy", "serve", "--foreground", "--home", str(home)], env=env,
-                           capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    serve = subprocess.run(
+        [kit.PY, "-m", "twiceshy", "serve", "--foreground", "--home", str(home)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
     assert serve.returncode != 0
-    assert any(w in serve.stderr for w in ("Read-only file system", "Not a directory", "Errno 30", "Errno 20")), serve.stderr[-1500:]
-    doctor = subprocess.run([kit.PY, "-c", "import json; from twiceshy.ops.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))"],
-                            env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp_path))
+    assert any(w in serve.stderr for w in ("Read-only file system", "Not a directory", "Errno 30", "Errno 20")), (
+        serve.stderr[-1500:]
+    )
+    doctor = subprocess.run(
+        [
+            kit.PY,
+            "-c",
+            "import json; from twiceshy.ops.doctor import run_checks; print(json.dumps(run_checks(check_model=False).to_dict()))",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+    )
     assert doctor.returncode == 0, doctor.stderr[-2000:]
     report = json.loads(doctor.stdout.strip().splitlines()[-1])
     data_dir = next(c for c in report["checks"] if c["name"] == "data dir")
-    print(f"\nread-only data dir ({mechanism}): hooks silent; serve fails with a clear error; doctor 'data dir' = {data_dir['level']}: {data_dir['detail']}")
+    print(
+        f"\nread-only data dir ({mechanism}): hooks silent; serve fails with a clear error; doctor 'data dir' = {data_dir['level']}: {data_dir['detail']}"
+    )
     if not CAN_MOUNT and data_dir["level"] != "fail":
         # Known doctor gap (reported, docs/reliability.md): check_data_dir calls a
         # missing data dir "not created yet" even when its parent is a regular file.

@@ -26,17 +26,17 @@ import os
 import socket
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+import reliability_kit as kit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import reliability_kit as kit
+from twiceshy.base.types import NativeOutput
 from twiceshy.engine import server as engine_mod
 from twiceshy.hooks import wire
-from twiceshy.base.types import NativeOutput
 
 FUZZ_TRIED: Counter = Counter()
 SCALE = max(1, int(os.environ.get("TWICESHY_FUZZ_SCALE", "1")))  # e.g. 20 for a long local run
@@ -55,7 +55,9 @@ _max_wall: list[float] = [0.0]
 
 # -- strategies ------------------------------------------------------------
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40)
+json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40)
+)
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
@@ -78,7 +80,11 @@ shaped = st.fixed_dictionaries(
         "cwd": hostile_text,
         "hook_event_name": st.sampled_from(EVENTS) | hostile_text,
         "tool_name": st.sampled_from(["Bash", "Edit", "Write", "Read", "shell", ""]) | hostile_text,
-        "tool_input": st.dictionaries(st.sampled_from(["command", "file_path", "content", "old_string", "new_string"]), hostile_text | json_values, max_size=4),
+        "tool_input": st.dictionaries(
+            st.sampled_from(["command", "file_path", "content", "old_string", "new_string"]),
+            hostile_text | json_values,
+            max_size=4,
+        ),
     },
     optional={"tool_response": json_values, "transcript_path": hostile_text, "prompt": hostile_text},
 )
@@ -200,9 +206,18 @@ def test_client_fails_open_on_any_input(live: dict[str, Any], agent: str, event:
 
 
 @settings(max_examples=15 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-@given(data=st.one_of(st.binary(min_size=1, max_size=2000), json_values.filter(lambda v: not isinstance(v, dict)).map(_encode)))
+@given(
+    data=st.one_of(
+        st.binary(min_size=1, max_size=2000), json_values.filter(lambda v: not isinstance(v, dict)).map(_encode)
+    )
+)
 def test_client_silent_on_non_object_payloads_for_every_agent(live: dict[str, Any], data: bytes) -> None:
-    for agent, event in (("claude-code", "PreToolUse"), ("gemini", "BeforeTool"), ("cursor", "beforeShellExecution"), ("codex", "PostToolUse")):
+    for agent, event in (
+        ("claude-code", "PreToolUse"),
+        ("gemini", "BeforeTool"),
+        ("cursor", "beforeShellExecution"),
+        ("codex", "PostToolUse"),
+    ):
         FUZZ_TRIED["client"] += 1
         out, wall = _run_client(live, agent, event, data)
         _expect_silent(out, wall)
@@ -218,7 +233,9 @@ def test_huge_payloads_fail_open_within_budget(live: dict[str, Any], kind: str) 
     if kind == "json-10MB-command":
         data = _encode(kit.pre_tool_payload("huge", "echo " + "x" * (10 * mb)))
     elif kind == "json-10MB-deep-list":
-        data = _encode({"session_id": "huge", "tool_name": "Bash", "tool_input": {"command": ["y" * 1000] * (10 * 1024)}})
+        data = _encode(
+            {"session_id": "huge", "tool_name": "Bash", "tool_input": {"command": ["y" * 1000] * (10 * 1024)}}
+        )
     elif kind == "binary-10MB":
         data = os.urandom(10 * mb)
     else:
@@ -234,7 +251,9 @@ def test_huge_post_tool_is_recorded_not_dropped(live: dict[str, Any]) -> None:
     """A 10 MB post_tool event is journaled and applied like any other."""
     home = live["home"]
     before = sum(1 for e in _events(home) if e.get("path") == "background")
-    data = _encode(kit.post_tool_payload("huge-post", "cat big.log", 1) | {"tool_response": {"stdout": "z" * (10 * 1024 * 1024)}})
+    data = _encode(
+        kit.post_tool_payload("huge-post", "cat big.log", 1) | {"tool_response": {"stdout": "z" * (10 * 1024 * 1024)}}
+    )
     FUZZ_TRIED["huge"] += 1
     out, wall = _run_client(live, "claude-code", "PostToolUse", data, budget_ms=5000)
     _expect_silent(out, wall, budget_ms=5000)
@@ -249,14 +268,20 @@ headers = st.one_of(
     st.binary(max_size=700),
     st.builds(
         lambda a, e, i, n, t: f"TS1 {a} {e} {i} {n} {t}\n".encode("utf-8", "surrogatepass"),
-        names, events, st.text(max_size=10), st.integers(-5, 2**40).map(str) | st.text(max_size=5), st.text(max_size=5),
+        names,
+        events,
+        st.text(max_size=10),
+        st.integers(-5, 2**40).map(str) | st.text(max_size=5),
+        st.text(max_size=5),
     ),
 )
 
 
 @settings(max_examples=150 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(header=headers, body=st.binary(max_size=200), close_early=st.booleans())
-def test_engine_survives_garbage_on_its_socket(live: dict[str, Any], header: bytes, body: bytes, close_early: bool) -> None:
+def test_engine_survives_garbage_on_its_socket(
+    live: dict[str, Any], header: bytes, body: bytes, close_early: bool
+) -> None:
     FUZZ_TRIED["socket"] += 1
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(15)
@@ -286,8 +311,13 @@ def inproc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """An Engine warmed in this process (not serving): handle() on real parts."""
     home = tmp_path_factory.mktemp("inproc") / "tshome"
     home.mkdir()
-    old = {k: os.environ.get(k) for k in ("TWICESHY_HOME", "TWICESHY_CONFIG_DIR", "TWICESHY_EMBEDDING__BACKEND", "TWICESHY_RAISE_PLUGIN_ERRORS")}
-    os.environ.update(TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), TWICESHY_EMBEDDING__BACKEND="hash")
+    old = {
+        k: os.environ.get(k)
+        for k in ("TWICESHY_HOME", "TWICESHY_CONFIG_DIR", "TWICESHY_EMBEDDING__BACKEND", "TWICESHY_RAISE_PLUGIN_ERRORS")
+    }
+    os.environ.update(
+        TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), TWICESHY_EMBEDDING__BACKEND="hash"
+    )
     os.environ.pop("TWICESHY_RAISE_PLUGIN_ERRORS", None)  # handle() must fail open, as in production
     from twiceshy.learning.ingest import store_lesson
 
@@ -334,7 +364,9 @@ def _error_lines() -> int:
 
 @settings(max_examples=300 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(agent=st.sampled_from(AGENTS) | names, event=st.sampled_from(EVENTS) | events, data=payloads)
-def test_engine_handle_never_raises_and_logs_only_expected_errors(inproc: Any, agent: str, event: str, data: bytes) -> None:
+def test_engine_handle_never_raises_and_logs_only_expected_errors(
+    inproc: Any, agent: str, event: str, data: bytes
+) -> None:
     eng, _, home = inproc
     FUZZ_TRIED["engine.handle"] += 1
     since = _error_lines()
@@ -391,7 +423,9 @@ def _count_in(home: Path) -> int:
     import subprocess
 
     code = "from twiceshy.engine.context import make_context\nc = make_context(None)\nprint(c.store.count())\n"
-    out = subprocess.run([kit.PY, "-c", code], env=kit.env_for(home), capture_output=True, text=True, timeout=120, cwd=str(home))
+    out = subprocess.run(
+        [kit.PY, "-c", code], env=kit.env_for(home), capture_output=True, text=True, timeout=120, cwd=str(home)
+    )
     assert out.returncode == 0, out.stderr
     return int(out.stdout.split()[-1])
 

@@ -10,15 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from twiceshy.ops import install as inst
 from twiceshy.base.config import load_config
+from twiceshy.base.types import CoreEvent, Decision
 from twiceshy.engine.context import EngineContext
 from twiceshy.engine.dispatch import handle_hook
+from twiceshy.ops import install as inst
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.plugin.manager import BUILTIN_PLUGINS, make_manager
 from twiceshy.plugins.gemini import adapter, settings, transcript
-from twiceshy.base.types import CoreEvent, Decision
 
 FIX = Path(__file__).parent / "fixtures" / "gemini"
 AGENT = "gemini"
@@ -45,7 +44,7 @@ def out_json(output) -> dict:
 
 
 def test_recorded_fixtures_cover_every_installed_event():
-    names = {p.name[len("payload_"):-len(".json")].split("_")[0] for p in FIX.glob("payload_*.json")}
+    names = {p.name[len("payload_") : -len(".json")].split("_")[0] for p in FIX.glob("payload_*.json")}
     assert set(settings.EVENTS) <= names
 
 
@@ -101,7 +100,9 @@ def test_unsupported_event_refused(pm):
 
 def test_deny_uses_decision_deny_which_gemini_honours(pm):
     event = parse(pm, "BeforeTool_shell")
-    out = pm.hook.agent_format_decision(agent=AGENT, event=event, decision=Decision(action="deny", reason="never run `false`"))
+    out = pm.hook.agent_format_decision(
+        agent=AGENT, event=event, decision=Decision(action="deny", reason="never run `false`")
+    )
     data = out_json(out)
     assert data == {"decision": "deny", "reason": "never run `false`"}
     assert "hookSpecificOutput" not in data  # permissionDecision is ignored by Gemini CLI
@@ -115,8 +116,14 @@ def test_deny_without_reason_gets_one(pm):
 @pytest.mark.parametrize("name", ["SessionStart", "BeforeAgent", "AfterTool_shell"])
 def test_context_events_use_additional_context(pm, name: str):
     event = parse(pm, name)
-    data = out_json(adapter.format_decision(event, Decision(context="lesson: run the linter first"), pending=adapter.PendingWarnings()))
-    assert data == {"hookSpecificOutput": {"hookEventName": event.native_event, "additionalContext": "lesson: run the linter first"}}
+    data = out_json(
+        adapter.format_decision(
+            event, Decision(context="lesson: run the linter first"), pending=adapter.PendingWarnings()
+        )
+    )
+    assert data == {
+        "hookSpecificOutput": {"hookEventName": event.native_event, "additionalContext": "lesson: run the linter first"}
+    }
 
 
 @pytest.mark.parametrize("name", ["AfterAgent", "SessionEnd"])
@@ -139,7 +146,11 @@ def test_silent_decisions_are_empty(pm):
 def test_pre_tool_warning_goes_to_user_now_and_to_the_model_after_the_tool(pm):
     pending = adapter.PendingWarnings()
     before = parse(pm, "BeforeTool_shell")
-    warn = out_json(adapter.format_decision(before, Decision(action="warn", context="lesson: `false` always fails"), pending=pending))
+    warn = out_json(
+        adapter.format_decision(
+            before, Decision(action="warn", context="lesson: `false` always fails"), pending=pending
+        )
+    )
     assert warn == {"systemMessage": "twiceshy: lesson: `false` always fails"}
     assert "hookSpecificOutput" not in warn  # Gemini would drop it
     after = parse(pm, "AfterTool_shell")
@@ -203,9 +214,13 @@ def test_install_keeps_every_user_key_uses_ms_and_is_idempotent():
     assert after["hooks"]["BeforeTool"][0] == before["hooks"]["BeforeTool"][0]
     assert after["hooks"]["Notification"] == before["hooks"]["Notification"]
     assert set(inst.our_events(after)) == set(settings.EVENTS)
-    ours = [h for e in settings.EVENTS for g in after["hooks"][e] for h in g["hooks"] if inst.is_our_command(h["command"])]
+    ours = [
+        h for e in settings.EVENTS for g in after["hooks"][e] for h in g["hooks"] if inst.is_our_command(h["command"])
+    ]
     assert len(ours) == len(settings.EVENTS)
-    assert all(h["timeout"] == 10_000 and h["name"] == "twiceshy" and h["type"] == "command" for h in ours)  # milliseconds
+    assert all(
+        h["timeout"] == 10_000 and h["name"] == "twiceshy" and h["type"] == "command" for h in ours
+    )  # milliseconds
     assert settings.install_hooks(after, fake_command) == after
     assert settings.uninstall_hooks(after) == before
 
@@ -226,8 +241,14 @@ def test_settings_and_context_file_paths(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "ghome"))
     pm = make_manager()
     project = tmp_path / "proj"
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=project) == tmp_path / "ghome" / ".gemini" / "settings.json"
-    assert pm.hook.agent_settings_file(agent=AGENT, scope="project", project_dir=project) == project / ".gemini" / "settings.json"
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="user", project_dir=project)
+        == tmp_path / "ghome" / ".gemini" / "settings.json"
+    )
+    assert (
+        pm.hook.agent_settings_file(agent=AGENT, scope="project", project_dir=project)
+        == project / ".gemini" / "settings.json"
+    )
     assert pm.hook.agent_context_file(agent=AGENT, project_dir=project) == project / "GEMINI.md"
     (project / ".gemini").mkdir(parents=True)
     (project / ".gemini" / "settings.json").write_text(USER_SETTINGS, encoding="utf-8")
@@ -240,7 +261,18 @@ def test_cli_install_project_scope_subprocess(tmp_path: Path):
     (project / ".gemini").mkdir(parents=True)
     path = project / ".gemini" / "settings.json"
     path.write_text(USER_SETTINGS, encoding="utf-8")
-    cmd = [sys.executable, "-m", "twiceshy", "install", "--agent", AGENT, "--scope", "project", "--project-dir", str(project)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "twiceshy",
+        "install",
+        "--agent",
+        AGENT,
+        "--scope",
+        "project",
+        "--project-dir",
+        str(project),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -290,10 +322,32 @@ def test_hook_context_spliced_into_the_prompt_is_not_the_users():
 
 def test_legacy_json_and_rewind(tmp_path: Path):
     legacy = {
-        "sessionId": "s", "projectHash": "h",
+        "sessionId": "s",
+        "projectHash": "h",
         "messages": [
             {"id": "1", "type": "user", "content": "first try"},
-            {"id": "2", "type": "gemini", "content": "ok", "toolCalls": [{"id": "t", "name": "run_shell_command", "args": {"command": "ls"}, "status": "error", "result": [{"functionResponse": {"id": "t", "name": "run_shell_command", "response": {"error": "denied"}}}]}]},
+            {
+                "id": "2",
+                "type": "gemini",
+                "content": "ok",
+                "toolCalls": [
+                    {
+                        "id": "t",
+                        "name": "run_shell_command",
+                        "args": {"command": "ls"},
+                        "status": "error",
+                        "result": [
+                            {
+                                "functionResponse": {
+                                    "id": "t",
+                                    "name": "run_shell_command",
+                                    "response": {"error": "denied"},
+                                }
+                            }
+                        ],
+                    }
+                ],
+            },
             {"id": "3", "type": "info", "content": "CLI notice"},
         ],
     }
@@ -307,7 +361,12 @@ def test_legacy_json_and_rewind(tmp_path: Path):
         {"id": "1", "type": "user", "content": [{"text": "do A"}]},
         {"id": "2", "type": "gemini", "content": "doing A"},
         {"$rewindTo": "1"},
-        {"id": "4", "type": "user", "content": [{"text": "do B instead"}], "displayContent": [{"text": "do B instead"}]},
+        {
+            "id": "4",
+            "type": "user",
+            "content": [{"text": "do B instead"}],
+            "displayContent": [{"text": "do B instead"}],
+        },
         {"id": "5", "type": "gemini", "content": "v1"},
         {"id": "5", "type": "gemini", "content": "v2"},
         "{broken",
@@ -357,7 +416,9 @@ def test_dispatch_end_to_end_with_carry_over(engine, tmp_path: Path):
     assert out_json(before) == {"systemMessage": "twiceshy: twiceshy: write_file here needs a trailing newline"}
     after = out_json(handle_hook(ctx, AGENT, "AfterTool", payload("AfterTool_write_file")))
     assert after["hookSpecificOutput"]["additionalContext"].endswith("needs a trailing newline")
-    deny = handle_hook(ctx, AGENT, "BeforeTool", {**payload("BeforeTool_shell"), "tool_input": {"command": "rm -rf build"}})
+    deny = handle_hook(
+        ctx, AGENT, "BeforeTool", {**payload("BeforeTool_shell"), "tool_input": {"command": "rm -rf build"}}
+    )
     assert out_json(deny)["decision"] == "deny"
     start = out_json(handle_hook(ctx, AGENT, "SessionStart", payload("SessionStart")))
     assert start["hookSpecificOutput"]["additionalContext"] == "twiceshy: 1 rule"

@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
+from twiceshy.base.types import Experience
 from twiceshy.guidance.health import compute_health
 from twiceshy.guidance.patterns import PatternStore
-from twiceshy.base.types import Experience
 
 
 def test_empty_memory_scores_zero_and_says_why(ctx) -> None:
@@ -26,12 +26,31 @@ def test_empty_memory_scores_zero_and_says_why(ctx) -> None:
 def test_fed_memory_scores_high_and_parts_add_up(ctx, twiceshy_home: Path) -> None:
     now = time.time()
     for i in range(30):
-        ctx.store.add(Experience(text=f"lesson {i}", trigger=f"action number {i}", tier=1 if i < 10 else 3,
-                                 hits=4, follows=3, ignores=1, irrelevant=0))
+        ctx.store.add(
+            Experience(
+                text=f"lesson {i}",
+                trigger=f"action number {i}",
+                tier=1 if i < 10 else 3,
+                hits=4,
+                follows=3,
+                ignores=1,
+                irrelevant=0,
+            )
+        )
     with open(twiceshy_home / "trajectories.jsonl", "w") as handle:
         for i in range(12):
-            handle.write(json.dumps({"session_id": f"s{i}", "agent": "claude-code", "project": "p",
-                                     "ended": now - i * 3600, "outcome_score": 0.8}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "session_id": f"s{i}",
+                        "agent": "claude-code",
+                        "project": "p",
+                        "ended": now - i * 3600,
+                        "outcome_score": 0.8,
+                    }
+                )
+                + "\n"
+            )
     PatternStore().observe("seq:test->fix->test")
     report = compute_health(ctx, now=now)
     parts = {p.name: p for p in report.parts}
@@ -55,8 +74,14 @@ def test_unjudged_warnings_lower_feedback(ctx) -> None:
 
 
 def test_cli_health_json(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "twiceshy", "health", "--json"], cwd=tmp_path, env=dict(os.environ),
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "health", "--json"],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["score"] == 0 and len(data["parts"]) == 4

@@ -9,16 +9,13 @@ from pathlib import Path
 
 import pluggy
 import pytest
-
+from twiceshy.base.types import CoreEvent, Decision
 from twiceshy.plugin import hookspecs
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.plugin.manager import BUILTIN_PLUGINS, agent_names, call_each, make_manager
-from twiceshy.base.types import CoreEvent, Decision
 
 SPECS = {
-    name: fn
-    for name, fn in vars(hookspecs).items()
-    if callable(fn) and hasattr(fn, hookspecs.PROJECT_NAME + "_spec")
+    name: fn for name, fn in vars(hookspecs).items() if callable(fn) and hasattr(fn, hookspecs.PROJECT_NAME + "_spec")
 }
 AGENT_HOOKS = sorted(n for n in SPECS if n.startswith("agent_"))
 
@@ -112,9 +109,13 @@ def test_deny_wins_and_contexts_join() -> None:
 
 
 def test_error_log_is_redacted(twiceshy_home: Path) -> None:
-    from twiceshy.base.errorlog import error_log_path, record_error, recent_errors
+    from twiceshy.base.errorlog import error_log_path, recent_errors, record_error
 
-    record_error("test", ValueError("bad url postgres://admin:hunter2hunter2@db/prod"), command="curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456'")
+    record_error(
+        "test",
+        ValueError("bad url postgres://admin:hunter2hunter2@db/prod"),
+        command="curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456'",
+    )
     text = error_log_path().read_text()
     assert "hunter2hunter2" not in text and "abcdefghijklmnopqrstuvwxyz123456" not in text
     assert recent_errors()[-1]["where"] == "test"

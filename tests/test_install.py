@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from twiceshy.ops import install as inst
 from twiceshy.plugin.manager import make_manager
 from twiceshy.plugins.claude_code.settings import EVENTS
@@ -51,7 +50,9 @@ def backups(path: Path) -> list[Path]:
 
 
 def our_items(data: dict, event: str) -> list[dict]:
-    return [h for g in data["hooks"].get(event, []) for h in g.get("hooks", []) if inst.is_our_command(h.get("command"))]
+    return [
+        h for g in data["hooks"].get(event, []) for h in g.get("hooks", []) if inst.is_our_command(h.get("command"))
+    ]
 
 
 def run_cli(*args: str, cwd: Path | None = None, env_extra: dict | None = None) -> subprocess.CompletedProcess:
@@ -67,7 +68,14 @@ def test_hook_command_follows_contract_and_quotes(tmp_path: Path):
     cmd = inst.hook_command("claude-code", "PreToolUse", python="/opt/my py/bin/python3", home=home)
     parts = shlex.split(cmd)
     assert parts == [
-        "/opt/my py/bin/python3", "-I", "-S", str(inst.client_path()), "--home", str(home), "claude-code", "PreToolUse",
+        "/opt/my py/bin/python3",
+        "-I",
+        "-S",
+        str(inst.client_path()),
+        "--home",
+        str(home),
+        "claude-code",
+        "PreToolUse",
     ]
     assert inst.client_path().name == "client.py" and inst.client_path().parent.name == "hooks"
     assert inst.is_our_command(cmd)
@@ -77,7 +85,9 @@ def test_hook_command_follows_contract_and_quotes(tmp_path: Path):
 
 
 def test_is_our_command():
-    assert inst.is_our_command("/usr/bin/python3 -I -S /x/site-packages/twiceshy/hooks/client.py --home /h claude-code Stop")
+    assert inst.is_our_command(
+        "/usr/bin/python3 -I -S /x/site-packages/twiceshy/hooks/client.py --home /h claude-code Stop"
+    )
     assert not inst.is_our_command("python3 /somewhere/hooks/client.py Stop")  # not twiceshy
     assert not inst.is_our_command("twiceshy hook claude-code Stop")  # not the client
     assert not inst.is_our_command(None)
@@ -279,7 +289,9 @@ def test_cli_user_scope_uses_home(tmp_path: Path):
 
 def test_cli_dry_run_and_invalid_json(project: Path):
     path = settings_of(project)
-    proc = run_cli("install", "--agent", "claude-code", "--scope", "project", "--project-dir", str(project), "--dry-run")
+    proc = run_cli(
+        "install", "--agent", "claude-code", "--scope", "project", "--project-dir", str(project), "--dry-run"
+    )
     assert proc.returncode == 0 and "[dry run]" in proc.stdout and "+++ " in proc.stdout
     assert path.read_text(encoding="utf-8") == USER_SETTINGS and backups(path) == []
     path.write_text("{broken", encoding="utf-8")

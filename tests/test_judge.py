@@ -11,14 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llm_server import FakeLLMServer, llm_env
-from twiceshy.brain import judge
-from twiceshy.brain import llm
-from twiceshy.recall import ranking
+from twiceshy.base.types import CoreEvent, Experience, Tier
+from twiceshy.brain import judge, llm
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_event
-from twiceshy.base.types import CoreEvent, Experience, Tier
+from twiceshy.recall import ranking
 
 
 def event(kind: str, command: str, session: str = "s1", call: str | None = None, **kw) -> CoreEvent:
@@ -247,8 +245,8 @@ def test_worker_drains_the_queue(ctx) -> None:
 
 
 def test_judge_registers_an_engine_worker() -> None:
-    from twiceshy.engine import server as engine
     from twiceshy.builtins import judge as judge_plugin
+    from twiceshy.engine import server as engine
 
     assert judge_plugin.judge_worker in engine.BACKGROUND_WORKERS
 
@@ -337,7 +335,13 @@ def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None
         assert "judge_worker" in status.get("workers", []), status
 
         def call(command: str, call_id: str):
-            base = {"session_id": "live-1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": call_id}
+            base = {
+                "session_id": "live-1",
+                "cwd": "/tmp",
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "tool_use_id": call_id,
+            }
             pre = eng.hook(home, "PreToolUse", {**base, "hook_event_name": "PreToolUse"})
             eng.hook(home, "PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}})
             return pre
@@ -349,7 +353,9 @@ def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None
         assert [v["verdict"] for v in counted] == ["FOLLOWED"], json.dumps(judge.verdicts())
         assert judge.pending() == []
         read = "from twiceshy.engine.context import make_context\nprint([e.follows for e in make_context(None).store.all()])"
-        out = subprocess.run([sys.executable, "-c", read], env=eng.env_for(home), capture_output=True, text=True, timeout=90)
+        out = subprocess.run(
+            [sys.executable, "-c", read], env=eng.env_for(home), capture_output=True, text=True, timeout=90
+        )
         assert out.stdout.strip() == "[1]", out.stdout + out.stderr
     finally:
         eng.kill_engines(home)

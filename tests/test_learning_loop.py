@@ -14,15 +14,18 @@ import json
 from pathlib import Path
 
 import pytest
-
-from twiceshy.learning import evolve
+from twiceshy.base.types import Tier
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_hook
+from twiceshy.learning import evolve
 from twiceshy.learning.trajectory import load_trajectories, trajectories_path
-from twiceshy.base.types import Tier
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
-S1, S2, S3 = "1a111111-0000-4000-8000-000000000001", "2b222222-0000-4000-8000-000000000002", "9c999999-0000-4000-8000-000000000009"
+S1, S2, S3 = (
+    "1a111111-0000-4000-8000-000000000001",
+    "2b222222-0000-4000-8000-000000000002",
+    "9c999999-0000-4000-8000-000000000009",
+)
 
 
 @pytest.fixture

@@ -11,11 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llm_server import FakeLLMServer, llm_env
+from twiceshy.base.errorlog import recent_errors
 from twiceshy.brain import llm
 from twiceshy.engine.context import make_context
-from twiceshy.base.errorlog import recent_errors
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -82,7 +81,9 @@ def test_answer_uses_config_and_key_from_named_env(monkeypatch, tmp_path, server
     assert body["model"] == "test-model"
     assert body["max_tokens"] == 7
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
-    assert {k.lower(): v for k, v in server.headers[-1].items()}["authorization"] == "Bearer sk-test-key-for-the-fake-server-0001"
+    assert {k.lower(): v for k, v in server.headers[-1].items()}[
+        "authorization"
+    ] == "Bearer sk-test-key-for-the-fake-server-0001"
 
 
 def test_slow_answer_past_timeout_returns_none_on_time(monkeypatch, tmp_path, server) -> None:

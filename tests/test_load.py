@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 import reliability_kit as kit
 from twiceshy.engine import server as engine_mod
 
@@ -89,7 +89,10 @@ def test_real_client_processes_concurrently(loaded: dict[str, Any]) -> None:
             cmd = f"make test # {sid} call {n}"
             with lock:
                 expected.add((sid, cmd))
-            for event, payload in (("PreToolUse", kit.pre_tool_payload(sid, cmd)), ("PostToolUse", kit.post_tool_payload(sid, cmd, n))):
+            for event, payload in (
+                ("PreToolUse", kit.pre_tool_payload(sid, cmd)),
+                ("PostToolUse", kit.post_tool_payload(sid, cmd, n)),
+            ):
                 out = kit.hook(home, event, payload, env, budget_ms=400)
                 if out.returncode != 0 or out.stderr:
                     with lock:
@@ -105,7 +108,12 @@ def test_real_client_processes_concurrently(loaded: dict[str, Any]) -> None:
         t.join(timeout=600)
     assert not any(t.is_alive() for t in threads)
     assert not failures, failures[:5]
-    assert kit.wait_for(lambda: {k for k in kit.counted(count) if k[0].startswith("proc-")} >= expected and kit.spool_pending(home) == 0, timeout=120)
+    assert kit.wait_for(
+        lambda: (
+            {k for k in kit.counted(count) if k[0].startswith("proc-")} >= expected and kit.spool_pending(home) == 0
+        ),
+        timeout=120,
+    )
     got = {k: v for k, v in kit.counted(count).items() if k[0].startswith("proc-")}
     assert set(got) == expected and set(got.values()) == {1}
 
@@ -118,7 +126,13 @@ def test_pre_tool_still_warns_under_load(loaded: dict[str, Any]) -> None:
     def background() -> None:
         n = 0
         while not stop.is_set():
-            kit.call_like_client(home, "claude-code", "PostToolUse", json.dumps(kit.post_tool_payload("bg", f"echo {n}", n)).encode(), 0.4)
+            kit.call_like_client(
+                home,
+                "claude-code",
+                "PostToolUse",
+                json.dumps(kit.post_tool_payload("bg", f"echo {n}", n)).encode(),
+                0.4,
+            )
             n += 1
 
     threads = [threading.Thread(target=background, daemon=True) for _ in range(4)]

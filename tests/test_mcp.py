@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import anyio
-
 from twiceshy.base.types import Experience
 
 
@@ -22,7 +21,6 @@ def _payload(result) -> object:
 
 def test_mcp_stdio_search_observe_feedback_suggest(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
     from mcp import ClientSession, StdioServerParameters, stdio_client
-
     from twiceshy.engine.context import make_context
     from twiceshy.guidance.patterns import PatternStore
 
@@ -41,7 +39,9 @@ def test_mcp_stdio_search_observe_feedback_suggest(ctx, tmp_path: Path, twiceshy
                     seen["tools"] = sorted(t.name for t in tools.tools)
                     seen["search"] = _payload(await session.call_tool("search", {"query": "pytest tests/db", "k": 3}))
                     for _ in range(3):
-                        seen["observe"] = _payload(await session.call_tool("observe", {"pattern": "seq:test->fix->test"}))
+                        seen["observe"] = _payload(
+                            await session.call_tool("observe", {"pattern": "seq:test->fix->test"})
+                        )
                     seen["feedback"] = _payload(
                         await session.call_tool("feedback", {"lesson_id": lesson.id, "verdict": "followed"})
                     )

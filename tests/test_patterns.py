@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from twiceshy.guidance.patterns import PatternStore, normalise, patterns_path
 
 DAY = 86400.0
@@ -114,9 +113,7 @@ def _observe_many(home: str, n: int) -> None:
 
 
 def test_concurrent_writers_lose_nothing(twiceshy_home: Path) -> None:
-    code = (
-        "import sys; from tests.test_patterns import _observe_many; _observe_many(sys.argv[1], int(sys.argv[2]))"
-    )
+    code = "import sys; from tests.test_patterns import _observe_many; _observe_many(sys.argv[1], int(sys.argv[2]))"
     repo = Path(__file__).resolve().parent.parent
     procs = [subprocess.Popen([sys.executable, "-c", code, str(twiceshy_home), "25"], cwd=repo) for _ in range(4)]
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
@@ -126,8 +123,14 @@ def test_concurrent_writers_lose_nothing(twiceshy_home: Path) -> None:
 
 def test_cli_observe_consolidate_suggest_decay(tmp_path: Path, twiceshy_home: Path) -> None:
     env = dict(os.environ)
-    run = lambda *args: subprocess.run([sys.executable, "-m", "twiceshy", *args], cwd=tmp_path, env=env,  # noqa: E731
-                                       capture_output=True, text=True, timeout=60)
+    run = lambda *args: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "twiceshy", *args],
+        cwd=tmp_path,
+        env=env,  # noqa: E731
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     for _ in range(4):
         out = run("observe", "seq:test->fix->test", "--project")
         assert out.returncode == 0, out.stderr

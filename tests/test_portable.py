@@ -12,17 +12,24 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
+from twiceshy.base.types import Tier
 from twiceshy.engine.context import make_context
 from twiceshy.learning.ingest import store_lesson
 from twiceshy.ops.portable import EXPORT_FORMAT, PortableError, parse_seed_text, read_manifest, restore
-from twiceshy.base.types import Tier
 
 
-def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-        input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "twiceshy", *args], env=env or dict(os.environ), cwd=cwd,
-                          input=input, capture_output=True, text=True, timeout=180)
+def cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, input: str | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "twiceshy", *args],
+        env=env or dict(os.environ),
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def other_home(tmp_path: Path, name: str) -> dict[str, str]:
@@ -39,8 +46,13 @@ def lessons_in(env: dict[str, str], cwd: Path) -> list[dict]:
 
 def test_export_import_roundtrip_with_provenance_and_dedup(tmp_path: Path):
     ctx = make_context(tmp_path)
-    rule, _ = store_lesson(ctx, "Never run sudo pip install; use a venv", "sudo pip install requests",
-                           kind="correction", source="claude-code:s1")
+    rule, _ = store_lesson(
+        ctx,
+        "Never run sudo pip install; use a venv",
+        "sudo pip install requests",
+        kind="correction",
+        source="claude-code:s1",
+    )
     rule.tier, rule.follows, rule.seen_count, rule.hits = int(Tier.RULE), 4, 5, 6
     ctx.store.update(rule)
     rule2, _ = store_lesson(ctx, "Run the test suite before git push", "git push origin main", kind="failure")
@@ -88,8 +100,12 @@ def test_export_import_roundtrip_with_provenance_and_dedup(tmp_path: Path):
 
     # A memory that already knows the lesson (other words, same trigger): merged, not duplicated.
     env_c = other_home(tmp_path, "home_c")
-    assert cli("learn", "Do not use sudo with pip", "--trigger", "sudo pip install requests", env=env_c,
-               cwd=tmp_path).returncode == 0
+    assert (
+        cli(
+            "learn", "Do not use sudo with pip", "--trigger", "sudo pip install requests", env=env_c, cwd=tmp_path
+        ).returncode
+        == 0
+    )
     proc = cli("import", str(out), "--json", env=env_c, cwd=tmp_path)
     counts = json.loads(proc.stdout)
     assert counts["seen"] == 1
@@ -110,8 +126,11 @@ def test_import_rejects_what_is_not_an_export(tmp_path: Path):
     assert proc.returncode == 1 and "upgrade twiceshy" in proc.stderr
     proc = cli("import", "-", cwd=tmp_path, input="{not json")
     assert proc.returncode == 1 and "not JSON" in proc.stderr
-    mixed = {"format": EXPORT_FORMAT, "schema_version": 1,
-             "lessons": [{"text": ""}, {"tier": 1}, {"text": "Pin the node version in .nvmrc files", "tier": "rule"}]}
+    mixed = {
+        "format": EXPORT_FORMAT,
+        "schema_version": 1,
+        "lessons": [{"text": ""}, {"tier": 1}, {"text": "Pin the node version in .nvmrc files", "tier": "rule"}],
+    }
     proc = cli("import", "-", "--json", cwd=tmp_path, input=json.dumps(mixed))
     counts = json.loads(proc.stdout)
     assert counts["invalid"] == 2 and counts["new"] == 1
@@ -137,7 +156,9 @@ def test_backup_and_restore_roundtrip(tmp_path: Path, twiceshy_home: Path):
     proc = cli("restore", str(archive), "--yes", env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert sorted(e["text"] for e in lessons_in(env, tmp_path)) == [
-        "Run ruff before committing python code", "Use pnpm, not npm, in this repo"]
+        "Run ruff before committing python code",
+        "Use pnpm, not npm, in this repo",
+    ]
     saved = next((twiceshy_home / "backups").glob("pre-restore-*"))
     assert (saved / "store" / "chroma.sqlite3").is_file()  # what it replaced is kept
     # ...and is itself a working store: the three lessons are in it.

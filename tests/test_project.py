@@ -20,7 +20,7 @@ def _clone(path: Path, origin: str | None) -> Path:
 def test_two_clones_of_one_repo_share_a_fingerprint(tmp_path: Path) -> None:
     a = _clone(tmp_path / "work" / "fetcher", "git@github.com:acme/fetcher.git")
     b = _clone(tmp_path / "other" / "fetcher-copy", "git@github.com:acme/fetcher.git")
-    assert fingerprint(str(a / "src")) == fingerprint(str(b)) 
+    assert fingerprint(str(a / "src")) == fingerprint(str(b))
     assert fingerprint(str(a)).startswith("fetcher-")
 
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from twiceshy.guidance.projects import project_table, promote_cross_project, record_project, seen_in
 from twiceshy.base.types import Experience
+from twiceshy.guidance.projects import project_table, promote_cross_project, record_project, seen_in
 
 
 def _lesson(text: str, trigger: str, project: str, **kw) -> Experience:
@@ -25,7 +25,8 @@ def test_promote_cluster_seen_in_enough_projects(ctx) -> None:
     same[1].tier = 1  # the strongest member leads
     two_only = [_lesson("Use the staging profile for deploys", "deploy --profile", p) for p in ("p1-aaaa", "p2-bbbb")]
     ignored = [
-        _lesson("Always vendor dependencies", "npm install package", p, ignores=3) for p in ("p1-aaaa", "p2-bbbb", "p3-cccc")
+        _lesson("Always vendor dependencies", "npm install package", p, ignores=3)
+        for p in ("p1-aaaa", "p2-bbbb", "p3-cccc")
     ]
     for exp in same + two_only + ignored:
         store.add(exp)
@@ -61,8 +62,8 @@ def test_relates_to_edges_and_seen_in_tags_count_as_evidence(ctx) -> None:
 
 
 def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
-    from twiceshy.guidance.patterns import PatternStore
     from twiceshy.base.project import fingerprint
+    from twiceshy.guidance.patterns import PatternStore
 
     proj = tmp_path / "work"
     proj.mkdir()
@@ -74,8 +75,18 @@ def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
     PatternStore().observe("seq:a->b", project=fp)
     with open(twiceshy_home / "trajectories.jsonl", "w") as handle:
         for i in range(3):
-            handle.write(json.dumps({"session_id": f"s{i}", "agent": "codex", "project": "other-9999",
-                                     "ended": 1_700_000_000 + i, "outcome_score": 0.5}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "session_id": f"s{i}",
+                        "agent": "codex",
+                        "project": "other-9999",
+                        "ended": 1_700_000_000 + i,
+                        "outcome_score": 0.5,
+                    }
+                )
+                + "\n"
+            )
     rows = {r["project"]: r for r in project_table(ctx)}
     assert rows["global"]["lessons"] == 1
     assert rows[fp]["lessons"] == 1 and rows[fp]["sessions"] == 2 and rows[fp]["patterns"] == 1
@@ -85,8 +96,14 @@ def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
 
 def test_cli_projects_json(tmp_path: Path) -> None:
     record_project(str(tmp_path))
-    out = subprocess.run([sys.executable, "-m", "twiceshy", "projects", "--json", "--promote"], cwd=tmp_path,
-                         env=dict(os.environ), capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "projects", "--json", "--promote"],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert rows[0]["project"] == "global" and any(r["sessions"] == 1 for r in rows[1:])

@@ -7,14 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llm_server import FakeLLMServer, llm_env
-from twiceshy.brain import llm
-from twiceshy.recall import ranking
-from twiceshy.builtins import recall
-from twiceshy.engine.context import make_context
 from twiceshy.base.project import fingerprint
 from twiceshy.base.types import CoreEvent, Experience, Tier
+from twiceshy.brain import llm
+from twiceshy.builtins import recall
+from twiceshy.engine.context import make_context
+from twiceshy.recall import ranking
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from twiceshy.recall.readonly import is_read_only, is_read_only_event
 from twiceshy.base.types import CoreEvent
+from twiceshy.recall.readonly import is_read_only, is_read_only_event
 
 READ_ONLY = [
     "ls",
@@ -149,7 +148,9 @@ def test_table_is_big_enough() -> None:
     ],
 )
 def test_events(tool_name: str, tool_input: dict, expected: bool) -> None:
-    event = CoreEvent(kind="pre_tool", agent="claude-code", native_event="PreToolUse", tool_name=tool_name, tool_input=tool_input)
+    event = CoreEvent(
+        kind="pre_tool", agent="claude-code", native_event="PreToolUse", tool_name=tool_name, tool_input=tool_input
+    )
     assert is_read_only_event(event) is expected
 
 

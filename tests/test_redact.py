@@ -3,28 +3,55 @@
 from __future__ import annotations
 
 import pytest
-
 from twiceshy.base.redact import MASK, contains_secret, redact
 
 # (label, text, the secret that must not survive)
 SECRETS = [
     ("openai", "export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234567890", "sk-proj-abcdefghijklmnop1234567890"),
     ("anthropic", "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv"),
-    ("github", "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x/y", "ghp_abcdefghijklmnopqrstuvwxyz0123"),
-    ("github-pat", "GH=github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"),
+    (
+        "github",
+        "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x/y",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123",
+    ),
+    (
+        "github-pat",
+        "GH=github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+    ),
     ("gitlab", "token glpat-AbCdEfGhIjKlMnOpQrSt", "glpat-AbCdEfGhIjKlMnOpQrSt"),
     ("aws-id", "aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
-    ("aws-secret-kv", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-    ("aws-secret-cli", "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    (
+        "aws-secret-kv",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "aws-secret-cli",
+        "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
     ("slack", "curl -d token=xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij"),
     ("google", "?key=AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdefghijklmnopqrstu"),
     ("stripe", "sk_live_abcdefghijklmnop1234", "sk_live_abcdefghijklmnop1234"),
     ("huggingface", "HF=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"),
-    ("npm", "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdefghijklmnopqrstuvwxyz0123456789"),
-    ("jwt", "Cookie: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "eyJzdWIiOiIxMjM0NTY3ODkwIn0"),
+    (
+        "npm",
+        "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789",
+        "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    ),
+    (
+        "jwt",
+        "Cookie: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+        "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+    ),
     ("bearer", "curl -H 'Authorization: Bearer abcdef1234567890ABCDEF'", "abcdef1234567890ABCDEF"),
     ("basic", "Authorization: Basic dXNlcjpodW50ZXIyaHVudGVyMg==", "dXNlcjpodW50ZXIyaHVudGVyMg=="),
-    ("private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA7"),
+    (
+        "private-key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA7",
+    ),
     ("openssh-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n", "b3BlbnNzaC1rZXk"),
     ("postgres-url", "psql postgres://admin:hunter2@db.internal:5432/app", "hunter2"),
     ("mongodb-srv", "MONGO=mongodb+srv://svc:S3cr3tPass@cluster0.example.net/db", "S3cr3tPass"),

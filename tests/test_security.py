@@ -22,11 +22,11 @@ import socket
 import stat
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 import reliability_kit as kit
 from llm_server import FakeLLMServer, llm_env
 from twiceshy.engine import server as engine_mod
@@ -69,8 +69,14 @@ def test_engine_refuses_a_run_dir_it_does_not_own(tmp_path: Path, homes: list[Pa
         (home / "run").mkdir()
         os.chown(home / "run", 12345, 12345)  # as root: a dir another user owns
         os.chmod(home / "run", 0o777)
-    out = subprocess.run([kit.PY, "-m", "twiceshy", "serve", "--foreground", "--home", str(home)], env=kit.env_for(home),
-                         capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    out = subprocess.run(
+        [kit.PY, "-m", "twiceshy", "serve", "--foreground", "--home", str(home)],
+        env=kit.env_for(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
     assert out.returncode != 0
     assert "not a directory owned by this user" in out.stderr, out.stderr[-1500:]
     assert not list(elsewhere.iterdir()), "the engine wrote into a directory it does not own"
@@ -101,7 +107,9 @@ def test_tcp_fallback_is_loopback_only_and_needs_the_token(tmp_path: Path, homes
     env = kit.env_for(home, plugin, count, TWICESHY_ENGINE_TRANSPORT="tcp")
     proc = kit.spawn_engine(home, env)
     port_file = Path(wire.port_file(home))
-    assert kit.wait_for(lambda: port_file.exists() and port_file.read_text().strip(), timeout=120), (home / "engine.log").read_text()
+    assert kit.wait_for(lambda: port_file.exists() and port_file.read_text().strip(), timeout=120), (
+        home / "engine.log"
+    ).read_text()
     assert stat.S_IMODE(port_file.stat().st_mode) == 0o600
     port, token = port_file.read_text().split()[:2]
     port_n = int(port)
@@ -191,7 +199,14 @@ def test_no_secret_reaches_disk_or_the_model(tmp_path: Path, homes: list[Path]) 
 
     with FakeLLMServer([("answer", answer)]) as server:
         env = kit.env_for(home, **llm_env(server))
-        kit.seed_lessons(home, env, [("aws s3 ls needs --profile prod here", "aws s3 ls"), ("export keys via direnv, not inline", "export OPENAI_API_KEY")])
+        kit.seed_lessons(
+            home,
+            env,
+            [
+                ("aws s3 ls needs --profile prod here", "aws s3 ls"),
+                ("export keys via direnv, not inline", "export OPENAI_API_KEY"),
+            ],
+        )
         proc = kit.start_engine(home, env)
         cwd = str(tmp_path)
         sid = "secret-session"
@@ -214,7 +229,13 @@ def test_no_secret_reaches_disk_or_the_model(tmp_path: Path, homes: list[Path]) 
         n = 0
         while not server.raw_bodies and n < 60:
             n += 1
-            kit.hook(home, "PreToolUse", kit.pre_tool_payload(f"{sid}-{n}", f"AWS_SECRET_ACCESS_KEY={SECRETS['aws_secret']} aws s3 ls", cwd), env, budget_ms=5000)
+            kit.hook(
+                home,
+                "PreToolUse",
+                kit.pre_tool_payload(f"{sid}-{n}", f"AWS_SECRET_ACCESS_KEY={SECRETS['aws_secret']} aws s3 ls", cwd),
+                env,
+                budget_ms=5000,
+            )
             time.sleep(0.5)
         engine_mod.call(home, "drain")
         assert kit.wait_for(lambda: kit.spool_pending(home) == 0, timeout=120)
@@ -228,11 +249,15 @@ def test_no_secret_reaches_disk_or_the_model(tmp_path: Path, homes: list[Path]) 
     assert any("OPENAI_API_KEY" in t for t in stored), f"the session's lesson was not learned: {stored}"
     leaks = _find_secrets(home)
     assert not leaks, f"secrets written under the data dir: {leaks}"
-    print(f"\nredaction: {len(server.raw_bodies)} model requests and {sum(1 for p in home.rglob('*') if p.is_file())} files under the data dir, no secret in any")
+    print(
+        f"\nredaction: {len(server.raw_bodies)} model requests and {sum(1 for p in home.rglob('*') if p.is_file())} files under the data dir, no secret in any"
+    )
 
 
 def _store_texts(home: Path, env: dict[str, str]) -> list[str]:
     code = "import json\nfrom twiceshy.engine.context import make_context\nprint(json.dumps([e.text for e in make_context(None).store.all()]))\n"
-    out = subprocess.run([kit.PY, "-c", code], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent))
+    out = subprocess.run(
+        [kit.PY, "-c", code], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent)
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from twiceshy.ops import install as inst
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.plugin.manager import make_manager
@@ -55,7 +54,9 @@ JSONC = """{
 INVALID = '{"permissions": {"allow": ["Bash(ls:*)"],}\n'
 
 
-@pytest.mark.parametrize("content,words", [(JSONC, "comments"), (INVALID, "not valid JSON"), ("[1, 2]\n", "JSON object"), ("\xff\xfe{}", "")])
+@pytest.mark.parametrize(
+    "content,words", [(JSONC, "comments"), (INVALID, "not valid JSON"), ("[1, 2]\n", "JSON object"), ("\xff\xfe{}", "")]
+)
 def test_unparseable_settings_are_refused_and_untouched(tmp_path: Path, content: str, words: str) -> None:
     path = _settings_file(tmp_path)
     path.parent.mkdir(parents=True)
@@ -63,7 +64,11 @@ def test_unparseable_settings_are_refused_and_untouched(tmp_path: Path, content:
     path.write_bytes(raw)
     for action in ("install", "uninstall"):
         out = _cli(tmp_path, action)
-        assert out.returncode != 0 or action == "uninstall" and "nothing changed" in out.stdout, (action, out.stdout, out.stderr)
+        assert out.returncode != 0 or action == "uninstall" and "nothing changed" in out.stdout, (
+            action,
+            out.stdout,
+            out.stderr,
+        )
         if out.returncode != 0:
             assert "Traceback" not in out.stderr
             assert str(path) in out.stderr and "did not change it" in out.stderr, out.stderr
@@ -75,16 +80,21 @@ def test_unparseable_settings_are_refused_and_untouched(tmp_path: Path, content:
 def test_unknown_keys_and_formatting_survive_a_round_trip(tmp_path: Path) -> None:
     path = _settings_file(tmp_path)
     path.parent.mkdir(parents=True)
-    original = json.dumps(
-        {
-            "model": "opus",
-            "x-company-policy": {"nested": [1, {"deep": None}], "flag": True},
-            "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "my-linter --fix"}]}]},
-            "zzz_unknown": "ünïcødé",
-        },
-        indent=4,
-        ensure_ascii=False,
-    ) + "\n"
+    original = (
+        json.dumps(
+            {
+                "model": "opus",
+                "x-company-policy": {"nested": [1, {"deep": None}], "flag": True},
+                "hooks": {
+                    "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "my-linter --fix"}]}]
+                },
+                "zzz_unknown": "ünïcødé",
+            },
+            indent=4,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     path.write_text(original, encoding="utf-8")
     out = _cli(tmp_path, "install")
     assert out.returncode == 0, out.stderr
@@ -185,11 +195,17 @@ def test_concurrent_installs_and_editor_never_corrupt_the_file(tmp_path: Path) -
     stop.set()
     for t in threads:
         t.join(timeout=30)
-    assert not observations["bad"], f"the file was unreadable {len(observations['bad'])} times: {observations['bad'][:3]}"
+    assert not observations["bad"], (
+        f"the file was unreadable {len(observations['bad'])} times: {observations['bad'][:3]}"
+    )
     assert observations["reads"] > 0
     for code, out, err in outcomes:
         assert "Traceback" not in err, err
-        assert code == 0 or "changed while twiceshy was editing it" in err or "twiceshy did not" in err, (code, out, err)
+        assert code == 0 or "changed while twiceshy was editing it" in err or "twiceshy did not" in err, (
+            code,
+            out,
+            err,
+        )
     # Every backup is a whole JSON file.
     for backup in inst.backups_of(path):
         json.loads(backup.read_text())
@@ -200,5 +216,7 @@ def test_concurrent_installs_and_editor_never_corrupt_the_file(tmp_path: Path) -
     for event, groups in data["hooks"].items():
         ours = [h for g in groups for h in g.get("hooks", []) if inst.is_our_command(h.get("command"))]
         assert len(ours) == 1, f"{event}: {len(ours)} twiceshy entries"
-    print(f"\nsettings race: {observations['reads']} reads all valid JSON; {len(outcomes)} twiceshy runs, "
-          f"{sum(1 for c, _, _ in outcomes if c == 0)} succeeded, {sum(1 for c, _, _ in outcomes if c != 0)} refused cleanly")
+    print(
+        f"\nsettings race: {observations['reads']} reads all valid JSON; {len(outcomes)} twiceshy runs, "
+        f"{sum(1 for c, _, _ in outcomes if c == 0)} succeeded, {sum(1 for c, _, _ in outcomes if c != 0)} refused cleanly"
+    )

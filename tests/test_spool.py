@@ -9,9 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from twiceshy.hooks import wire
 from twiceshy.engine.spool import Spool, record_payload
+from twiceshy.hooks import wire
 
 
 class Crash(BaseException):
@@ -132,5 +131,7 @@ def test_concurrent_writer_processes_while_draining(tmp_path: Path) -> None:
 
 def test_spool_refuses_past_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wire, "MAX_SPOOL_BYTES", 300)
-    results = [wire.spool_append(str(tmp_path), wire.spool_record(f"id{i}", "a", "PostToolUse", b"{}")) for i in range(10)]
+    results = [
+        wire.spool_append(str(tmp_path), wire.spool_record(f"id{i}", "a", "PostToolUse", b"{}")) for i in range(10)
+    ]
     assert results[0] is True and results[-1] is False

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from twiceshy.brain import judge
 from twiceshy.engine.context import make_context
 from twiceshy.ops.install import client_path
@@ -20,21 +19,35 @@ from twiceshy.ops.stats import compute_stats, parse_since, percentile
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "twiceshy", *args], env=env or dict(os.environ), cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "twiceshy", *args],
+        env=env or dict(os.environ),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def hook(home: Path, event: str, payload: dict) -> subprocess.CompletedProcess:
     """One hook call exactly as Claude Code makes it (stdlib client, -I -S)."""
     return subprocess.run(
         [sys.executable, "-I", "-S", str(client_path()), "--home", str(home), "claude-code", event],
-        input=json.dumps(payload), capture_output=True, text=True, timeout=60,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
 def bash(session: str, event: str, command: str, cwd: Path) -> dict:
-    payload = {"session_id": session, "hook_event_name": event, "tool_name": "Bash",
-               "tool_input": {"command": command}, "cwd": str(cwd)}
+    payload = {
+        "session_id": session,
+        "hook_event_name": event,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": str(cwd),
+    }
     if event == "PostToolUse":
         payload["tool_response"] = {"stdout": "done", "stderr": "", "interrupted": False}
     return payload
@@ -60,11 +73,25 @@ def test_stats_from_a_real_engine_and_judge(tmp_path: Path, twiceshy_home: Path)
     proj = tmp_path / "proj"
     proj.mkdir()
     env = dict(os.environ)
-    rule = cli("learn", "Use pip install --user, never sudo pip", "--trigger", "sudo pip install requests",
-               "--tier", "rule", env=env, cwd=proj)
+    rule = cli(
+        "learn",
+        "Use pip install --user, never sudo pip",
+        "--trigger",
+        "sudo pip install requests",
+        "--tier",
+        "rule",
+        env=env,
+        cwd=proj,
+    )
     assert rule.returncode == 0, rule.stderr
-    warn = cli("learn", "This repo uses pnpm; npm install breaks the lockfile", "--trigger", "npm install left-pad",
-               env=env, cwd=proj)
+    warn = cli(
+        "learn",
+        "This repo uses pnpm; npm install breaks the lockfile",
+        "--trigger",
+        "npm install left-pad",
+        env=env,
+        cwd=proj,
+    )
     assert warn.returncode == 0, warn.stderr
     warn_id = warn.stdout.split()[1]
     assert cli("engine", "start", env=env, cwd=proj).returncode == 0

@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from twiceshy.base.types import Experience, Tier
 from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
 from twiceshy.memory.store import ExperienceStore, open_client
-from twiceshy.base.types import Experience, Tier
 
 
 def make_store(path: Path, embedder=None) -> ExperienceStore:

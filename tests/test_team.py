@@ -18,20 +18,19 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
-from twiceshy.learning import evolve
-from twiceshy.engine import server as engine_mod
 from twiceshy.base.config import load_config
+from twiceshy.engine import server as engine_mod
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_hook
-from twiceshy.ops.doctor import run_checks
 from twiceshy.hooks import wire
+from twiceshy.learning import evolve
 from twiceshy.memory.team import StoreOffline, TeamStore
+from twiceshy.ops.doctor import run_checks
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 CHROMA = str(Path(sys.executable).with_name("chroma"))
@@ -59,11 +58,14 @@ class ChromaServer:
         self.path, self.port = path, port or free_port()
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 60.0) -> "ChromaServer":
+    def start(self, timeout: float = 60.0) -> ChromaServer:
         log = open(self.path.with_suffix(".log"), "ab")
         self.proc = subprocess.Popen(
             [CHROMA, "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -121,7 +123,7 @@ class Machine:
         self.use()
         self.ctx = make_context(self.project, config=load_config(self.project, environ=env))
 
-    def use(self) -> "Machine":
+    def use(self) -> Machine:
         """Point the process at this machine's data dir (session keys, evolve state)."""
         self._mp.setenv("TWICESHY_HOME", str(self.home))
         self._mp.setenv("TWICESHY_CONFIG_DIR", str(self.home / "config"))
@@ -136,8 +138,13 @@ class Machine:
 
     def session_end(self, session_id: str, fixture: str = "session1_pip_mistake.jsonl") -> None:
         self.use()
-        payload = {"session_id": session_id, "transcript_path": str(FIXTURES / fixture), "cwd": str(self.project),
-                   "hook_event_name": "SessionEnd", "reason": "other"}
+        payload = {
+            "session_id": session_id,
+            "transcript_path": str(FIXTURES / fixture),
+            "cwd": str(self.project),
+            "hook_event_name": "SessionEnd",
+            "reason": "other",
+        }
         out = handle_hook(self.ctx, "claude-code", "SessionEnd", payload)
         assert out.exit_code == 0 and out.stdout == ""
 
@@ -157,8 +164,15 @@ def clone(parent: Path) -> Path:
 
 
 def pre_tool_payload(command: str, session_id: str, cwd: Path) -> dict:
-    return {"session_id": session_id, "transcript_path": "", "cwd": str(cwd), "hook_event_name": "PreToolUse",
-            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": f"toolu_{session_id}"}
+    return {
+        "session_id": session_id,
+        "transcript_path": "",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": f"toolu_{session_id}",
+    }
 
 
 def on_server(port: int, collection: str, trigger: str = TRIGGER) -> list[dict]:
@@ -167,7 +181,11 @@ def on_server(port: int, collection: str, trigger: str = TRIGGER) -> list[dict]:
     from chromadb.config import Settings
 
     client = chromadb.HttpClient(host="127.0.0.1", port=port, settings=Settings(anonymized_telemetry=False))
-    names = [c.name for c in client.list_collections() if c.name.startswith(f"{collection}__") and not c.name.endswith("__edges")]
+    names = [
+        c.name
+        for c in client.list_collections()
+        if c.name.startswith(f"{collection}__") and not c.name.endswith("__edges")
+    ]
     if not names:
         return []
     got = client.get_collection(names[0]).get(where={"trigger": trigger}, include=["metadatas"])
@@ -189,7 +207,9 @@ def wait_for(predicate, timeout: float = 30.0, step: float = 0.1):
 # ---------------------------------------------------------------------------
 
 
-def test_lesson_learned_on_one_machine_is_recalled_on_another(server: ChromaServer, tmp_path: Path, monkeypatch) -> None:
+def test_lesson_learned_on_one_machine_is_recalled_on_another(
+    server: ChromaServer, tmp_path: Path, monkeypatch
+) -> None:
     env = team_env(server.port, "shared1")
     alice, bob = Machine(tmp_path, "alice", env, monkeypatch), Machine(tmp_path, "bob", env, monkeypatch)
     assert bob.pre_tool("pip3 install --user httpx") == {}  # nothing learned yet
@@ -232,7 +252,9 @@ def test_team_database_keeps_teams_apart(server: ChromaServer, tmp_path: Path, m
 # ---------------------------------------------------------------------------
 
 
-def test_offline_machine_fails_open_queues_and_delivers_exactly_once(server: ChromaServer, tmp_path: Path, monkeypatch) -> None:
+def test_offline_machine_fails_open_queues_and_delivers_exactly_once(
+    server: ChromaServer, tmp_path: Path, monkeypatch
+) -> None:
     later = ChromaServer(tmp_path / "later")  # not started yet: its port refuses
     env = team_env(later.port, "offline1")
     bob = Machine(tmp_path, "bob", env, monkeypatch)
@@ -248,7 +270,9 @@ def test_offline_machine_fails_open_queues_and_delivers_exactly_once(server: Chr
     with pytest.raises(StoreOffline):
         bob.store.all()  # no maintenance pass on a partial view
     # A verdict on a lesson bob already knows is queued too (as a change of the count).
-    exp_id = next(i["id"] for op in queued if op["kind"] == "add" for i in op["items"] if i["meta"]["trigger"] == TRIGGER)
+    exp_id = next(
+        i["id"] for op in queued if op["kind"] == "add" for i in op["items"] if i["meta"]["trigger"] == TRIGGER
+    )
     evolve.record_verdict(bob.ctx, exp_id, "FOLLOWED")
     assert bob.store.pending() == len(queued) + 1
     for name, value in env.items():  # `twiceshy doctor` on bob's machine says so
@@ -282,7 +306,9 @@ def test_a_server_that_accepts_but_never_answers_is_bounded(tmp_path: Path, monk
     hung.bind(("127.0.0.1", 0))
     hung.listen(16)  # the kernel completes the handshake; nobody ever reads
     try:
-        env = team_env(hung.getsockname()[1], "hung", TWICESHY_STORE__TIMEOUT_S="0.3", TWICESHY_STORE__CONNECT_TIMEOUT_S="0.2")
+        env = team_env(
+            hung.getsockname()[1], "hung", TWICESHY_STORE__TIMEOUT_S="0.3", TWICESHY_STORE__CONNECT_TIMEOUT_S="0.2"
+        )
         carol = Machine(tmp_path, "carol", env, monkeypatch)
         started = time.monotonic()
         assert carol.pre_tool("git push --force origin main") == {}
@@ -318,8 +344,12 @@ def test_token_and_headers_reach_the_server(tmp_path: Path, monkeypatch) -> None
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     monkeypatch.setenv("TEAM_TOKEN", "s3cret-token")
     try:
-        env = team_env(httpd.server_address[1], "auth", TWICESHY_STORE__TOKEN_ENV="TEAM_TOKEN",
-                       TWICESHY_STORE__HEADERS="X-Team: platform")
+        env = team_env(
+            httpd.server_address[1],
+            "auth",
+            TWICESHY_STORE__TOKEN_ENV="TEAM_TOKEN",
+            TWICESHY_STORE__HEADERS="X-Team: platform",
+        )
         dave = Machine(tmp_path, "dave", env, monkeypatch)
         assert dave.pre_tool("rm -rf build") == {}
         assert seen and seen[0].get("Authorization") == "Bearer s3cret-token" and seen[0].get("X-Team") == "platform"
@@ -337,13 +367,20 @@ def test_token_and_headers_reach_the_server(tmp_path: Path, monkeypatch) -> None
 
 def engine_env(home: Path, team: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not (k.startswith("TWICESHY_") and "__" in k)}
-    env.update(team, TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), TWICESHY_ENGINE_TRANSPORT="unix")
+    env.update(
+        team, TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), TWICESHY_ENGINE_TRANSPORT="unix"
+    )
     return env
 
 
 def hook(home: Path, env: dict[str, str], event: str, payload: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "3000", "claude-code", event],
-                          input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=30)
+    return subprocess.run(
+        [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "3000", "claude-code", event],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=30,
+    )
 
 
 def test_two_real_engines_share_memory_and_an_offline_one_catches_up(tmp_path: Path) -> None:
@@ -361,10 +398,17 @@ def test_two_real_engines_share_memory_and_an_offline_one_catches_up(tmp_path: P
             assert engine_mod.wait_ready(home, timeout=60) is not None, (home / "engine.log").read_text()
 
         started = time.monotonic()
-        out = hook(homes["bob"], envs["bob"], "PreToolUse", pre_tool_payload("pip install requests", "b-pre", projects["bob"]))
+        out = hook(
+            homes["bob"], envs["bob"], "PreToolUse", pre_tool_payload("pip install requests", "b-pre", projects["bob"])
+        )
         assert out.returncode == 0 and out.stdout == b"" and time.monotonic() - started < 3.0
-        end = {"session_id": "b-1", "transcript_path": str(FIXTURES / "session1_pip_mistake.jsonl"),
-               "cwd": str(projects["bob"]), "hook_event_name": "SessionEnd", "reason": "other"}
+        end = {
+            "session_id": "b-1",
+            "transcript_path": str(FIXTURES / "session1_pip_mistake.jsonl"),
+            "cwd": str(projects["bob"]),
+            "hook_event_name": "SessionEnd",
+            "reason": "other",
+        }
         assert hook(homes["bob"], envs["bob"], "SessionEnd", end).returncode == 0
         outbox = homes["bob"] / "outbox"
         wait_for(lambda: outbox.is_dir() and any(outbox.glob("*.sqlite3")))
@@ -372,7 +416,9 @@ def test_two_real_engines_share_memory_and_an_offline_one_catches_up(tmp_path: P
         later.start()  # bob's engine delivers on its own (periodic drain)
         wait_for(lambda: len(on_server(later.port, "engines")) == 1, timeout=30)
         payload = pre_tool_payload("pip3 install --user httpx", "a-pre", projects["alice"])
-        out = wait_for(lambda: (o := hook(homes["alice"], envs["alice"], "PreToolUse", payload)).stdout and o, timeout=20)
+        out = wait_for(
+            lambda: (o := hook(homes["alice"], envs["alice"], "PreToolUse", payload)).stdout and o, timeout=20
+        )
         assert b"externally-managed-environment" in out.stdout
         time.sleep(1.0)  # a few more drain periods: still exactly one
         assert len(on_server(later.port, "engines")) == 1

@@ -16,15 +16,19 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
+from twiceshy.base.types import Tier
 from twiceshy.engine.context import make_context
 from twiceshy.learning.ingest import store_lesson, supersede
-from twiceshy.base.types import Tier
 from twiceshy.ops.ui import RemoteBindRefused, is_loopback, make_server
 
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
 ]
 
 
@@ -57,8 +61,13 @@ def memory(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def ui_url(memory, tmp_path: Path):
-    proc = subprocess.Popen([sys.executable, "-m", "twiceshy", "ui", "--port", "0"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "twiceshy", "ui", "--port", "0"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         line = ""
@@ -68,7 +77,9 @@ def ui_url(memory, tmp_path: Path):
                 line = proc.stdout.readline()
                 if not line and proc.poll() is not None:
                     break
-        assert "http://127.0.0.1:" in line, f"ui did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        assert "http://127.0.0.1:" in line, (
+            f"ui did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        )
         yield line.split()[3]
     finally:
         proc.terminate()
@@ -108,9 +119,17 @@ def render(url: str) -> str:
     """The DOM after the page's own JS ran (virtual time lets its fetches finish)."""
     with tempfile.TemporaryDirectory() as profile:
         proc = subprocess.run(
-            [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000",
-             "--dump-dom", url],
-            capture_output=True, text=True, timeout=120,
+            [
+                chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--virtual-time-budget=15000",
+                "--dump-dom",
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
@@ -126,7 +145,9 @@ def test_api_endpoints(ui_url, memory, tmp_path):
     graph = get_json(ui_url + f"api/graph?id={memory['r1']}&depth=2")
     assert {n["id"] for n in graph["nodes"]} >= {memory["r1"], memory["p"], memory["r2"]}
     assert {(e["src"], e["dst"], e["type"]) for e in graph["edges"]} >= {
-        (memory["p"], memory["r1"], "generalizes"), (memory["p"], memory["r2"], "generalizes")}
+        (memory["p"], memory["r1"], "generalizes"),
+        (memory["p"], memory["r2"], "generalizes"),
+    }
     whole = get_json(ui_url + "api/graph")
     assert len(whole["nodes"]) == 6
     assert (memory["new"], memory["old"], "supersedes") in {(e["src"], e["dst"], e["type"]) for e in whole["edges"]}
@@ -147,8 +168,13 @@ def test_api_endpoints(ui_url, memory, tmp_path):
     assert status == 200 and b"<svg" in page and b"http://" not in page.replace(b"http://www.w3.org/2000/svg", b"")
 
     # A lesson written by another process after the server started shows up.
-    proc = subprocess.run([sys.executable, "-m", "twiceshy", "learn", "Quote shell variables in scripts"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "learn", "Quote shell variables in scripts"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert get_json(ui_url + "api/summary")["lessons"] == 7
 
@@ -168,7 +194,10 @@ def test_page_renders_tiers_graph_and_timeline_in_chromium(ui_url, memory):
     assert f'data-type="supersedes" data-src="{memory["new"]}" data-dst="{memory["old"]}"' in dom
     assert "Never sudo pip install; use a virtualenv" in dom
     # The timeline of the topic named in the URL, oldest first, the superseded one marked.
-    first, second = dom.index(f'class="event" data-id="{memory["old"]}"'), dom.index(f'class="event" data-id="{memory["new"]}"')
+    first, second = (
+        dom.index(f'class="event" data-id="{memory["old"]}"'),
+        dom.index(f'class="event" data-id="{memory["new"]}"'),
+    )
     assert first < second
     assert f"superseded by {memory['new']}" in dom
 
@@ -188,9 +217,16 @@ def test_loopback_only_unless_explicit(tmp_path):
 
 def test_graph_and_edit_commands(memory, tmp_path):
     """`twiceshy graph` shows the same neighbourhood as /api/graph; `edit` rewrites and re-embeds."""
+
     def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "twiceshy", *args], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "twiceshy", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
 
     proc = run("graph", memory["r1"], "--json")
     assert proc.returncode == 0, proc.stderr
@@ -203,8 +239,18 @@ def test_graph_and_edit_commands(memory, tmp_path):
     assert "generalizes →" in flat and memory["r1"] in flat and memory["r2"] in flat
     assert "[rule] Use pip install --user outside a venv" in flat  # brackets shown, not eaten as markup
 
-    edited = run("edit", memory["qa"], "--text", "Run the full test suite before any git push",
-                 "--trigger", "git push --force-with-lease", "--tier", "rule", "--tag", "git")
+    edited = run(
+        "edit",
+        memory["qa"],
+        "--text",
+        "Run the full test suite before any git push",
+        "--trigger",
+        "git push --force-with-lease",
+        "--tier",
+        "rule",
+        "--tag",
+        "git",
+    )
     assert edited.returncode == 0, edited.stderr
     assert "tags, text, tier, trigger" in edited.stdout
     exp = make_context(tmp_path).store.get(memory["qa"])
@@ -213,7 +259,10 @@ def test_graph_and_edit_commands(memory, tmp_path):
     found = run("search", "git push --force-with-lease origin", "-k", "1")
     assert memory["qa"] in found.stdout  # re-embedded on the new trigger
     # Without options: $EDITOR gets the lesson as JSON.
-    env = {**os.environ, "EDITOR": f"{sys.executable} -c \"import sys,json;p=sys.argv[1];d=json.load(open(p));d['confidence']=0.95;json.dump(d,open(p,'w'))\""}
+    env = {
+        **os.environ,
+        "EDITOR": f"{sys.executable} -c \"import sys,json;p=sys.argv[1];d=json.load(open(p));d['confidence']=0.95;json.dump(d,open(p,'w'))\"",
+    }
     via_editor = run("edit", memory["qa"], env=env)
     assert via_editor.returncode == 0, via_editor.stderr
     assert make_context(tmp_path).store.get(memory["qa"]).confidence == 0.95

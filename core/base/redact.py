@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 MASK = "[REDACTED]"
 
@@ -46,7 +46,12 @@ def _high_entropy(match: re.Match[str]) -> str:
 Replacement = str | Callable[[re.Match[str]], str]
 
 _PATTERNS: list[tuple[re.Pattern[str], Replacement]] = [
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)", re.S), MASK),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)", re.S
+        ),
+        MASK,
+    ),
     (re.compile(r"\bsk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_\-]{16,}"), MASK),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), MASK),
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK),
@@ -80,7 +85,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Replacement]] = [
     (re.compile(r"(?i)(\b(?:mysql|mysqldump|mariadb)\b[^\n]*?\s-p)([^\s]+)"), r"\1" + MASK),
     # Any other key-like name followed by a high-entropy value (signature=, *_key=, ...).
     (
-        re.compile(r"(?i)\b([A-Z0-9_\-]*(?:key|sig|signature|salt|nonce|hash_?secret)[A-Z0-9_]*[\"']?\s*[:=]\s*)([\"']?)([^\s\"',;&]{16,})\2"),
+        re.compile(
+            r"(?i)\b([A-Z0-9_\-]*(?:key|sig|signature|salt|nonce|hash_?secret)[A-Z0-9_]*[\"']?\s*[:=]\s*)([\"']?)([^\s\"',;&]{16,})\2"
+        ),
         _high_entropy,
     ),
 ]

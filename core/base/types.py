@@ -43,7 +43,7 @@ class Tier(IntEnum):
         return {0: "principle", 1: "rule", 2: "qa", 3: "raw"}[int(self)]
 
     @classmethod
-    def parse(cls, value: str | int) -> "Tier":
+    def parse(cls, value: str | int) -> Tier:
         if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
             return cls(int(value))
         text = str(value).strip().lower()
@@ -112,7 +112,7 @@ class CoreEvent:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "CoreEvent":
+    def from_dict(cls, data: dict[str, Any]) -> CoreEvent:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
@@ -143,7 +143,7 @@ class Decision:
     matches: list[LessonMatch] = field(default_factory=list)
 
     @classmethod
-    def allow(cls) -> "Decision":
+    def allow(cls) -> Decision:
         return cls()
 
     @property
@@ -151,7 +151,7 @@ class Decision:
         return self.action == "allow" and not self.context
 
     @classmethod
-    def merge(cls, decisions: list["Decision"]) -> "Decision":
+    def merge(cls, decisions: list[Decision]) -> Decision:
         """Combine every plugin's decision: a deny wins, contexts are joined."""
         real = [d for d in decisions if d is not None]
         if not real:
@@ -229,7 +229,7 @@ class Experience:
         return meta
 
     @classmethod
-    def from_metadata(cls, id: str, text: str, meta: dict[str, Any]) -> "Experience":
+    def from_metadata(cls, id: str, text: str, meta: dict[str, Any]) -> Experience:
         kwargs: dict[str, Any] = {"id": id, "text": text}
         for f in fields(cls):
             if f.name in ("id", "text") or f.name not in meta:

@@ -43,8 +43,8 @@ from twiceshy.base.paths import data_dir
 from twiceshy.base.redact import redact
 
 if TYPE_CHECKING:
-    from twiceshy.engine.context import EngineContext
     from twiceshy.base.types import CoreEvent
+    from twiceshy.engine.context import EngineContext
 
 VERDICTS = ("FOLLOWED", "IGNORED", "IRRELEVANT", "UNCLEAR")
 DECISIVE = ("FOLLOWED", "IGNORED", "IRRELEVANT")
@@ -72,7 +72,7 @@ _process_lock = threading.Lock()
 # -- identities --------------------------------------------------------------
 
 
-def call_key(event: "CoreEvent") -> str:
+def call_key(event: CoreEvent) -> str:
     """An id for one tool call that pre_tool and post_tool agree on: the
     agent's tool-use id when it sends one, else a hash of tool + action."""
     raw = event.raw if isinstance(event.raw, dict) else {}
@@ -111,7 +111,7 @@ def _connect() -> sqlite3.Connection:
     return conn
 
 
-def make_items(event: "CoreEvent", session: dict[str, Any], window: int) -> list[dict[str, Any]]:
+def make_items(event: CoreEvent, session: dict[str, Any], window: int) -> list[dict[str, Any]]:
     """Judgement items for ``event`` (a finished tool call), one per open
     warning of the session; advances each warning's window (mutates ``session``)."""
     key = call_key(event)
@@ -271,7 +271,7 @@ def parse_verdict(answer: str | None) -> str | None:
     return found[0] if len(set(found)) == 1 else None
 
 
-def decide(ctx: "EngineContext", item: dict[str, Any]) -> tuple[str, str]:
+def decide(ctx: EngineContext, item: dict[str, Any]) -> tuple[str, str]:
     """(verdict, source) for one item; source is "llm" or "heuristic"."""
     from twiceshy.brain import llm
     from twiceshy.recall.ranking import tokens
@@ -301,7 +301,7 @@ def decide(ctx: "EngineContext", item: dict[str, Any]) -> tuple[str, str]:
 # -- applying ----------------------------------------------------------------
 
 
-def _record_verdict(ctx: "EngineContext", exp_id: str, verdict: str) -> None:
+def _record_verdict(ctx: EngineContext, exp_id: str, verdict: str) -> None:
     from twiceshy.learning.evolve import record_verdict  # lazily: the learning loop owns counts and tiers
 
     record_verdict(ctx, exp_id, verdict)
@@ -323,12 +323,15 @@ def _finish(conn: sqlite3.Connection, item: dict[str, Any], verdict: str, source
         (item["key"], item["warning"], item["exp_id"], verdict, source, int(counted), time.time()),
     )
     if counted:
-        conn.execute("INSERT OR IGNORE INTO resolved(warning, verdict, ts) VALUES (?,?,?)", (item["warning"], verdict, time.time()))
+        conn.execute(
+            "INSERT OR IGNORE INTO resolved(warning, verdict, ts) VALUES (?,?,?)",
+            (item["warning"], verdict, time.time()),
+        )
     conn.execute("DELETE FROM queue WHERE key=?", (item["key"],))
     conn.execute("COMMIT")
 
 
-def process_pending(ctx: "EngineContext", limit: int | None = None) -> int:
+def process_pending(ctx: EngineContext, limit: int | None = None) -> int:
     """Judge queued items now, oldest first; returns how many left the queue.
 
     Synchronous (tests, ``twiceshy`` CLI); the engine's worker calls it in a
@@ -343,15 +346,17 @@ def process_pending(ctx: "EngineContext", limit: int | None = None) -> int:
     done = 0
     with _process_lock, closing(_connect()) as conn:
         rows = conn.execute(
-            "SELECT key, attempts, payload FROM queue ORDER BY created, rowid LIMIT ?", (-1 if limit is None else limit,)
+            "SELECT key, attempts, payload FROM queue ORDER BY created, rowid LIMIT ?",
+            (-1 if limit is None else limit,),
         ).fetchall()
         for key, attempts, payload in rows:
             if not _claim(conn, key, me):
                 continue  # another process is on it
             item = json.loads(payload)
-            if conn.execute("SELECT 1 FROM applied WHERE key=?", (key,)).fetchone() or conn.execute(
-                "SELECT 1 FROM resolved WHERE warning=?", (item["warning"],)
-            ).fetchone():
+            if (
+                conn.execute("SELECT 1 FROM applied WHERE key=?", (key,)).fetchone()
+                or conn.execute("SELECT 1 FROM resolved WHERE warning=?", (item["warning"],)).fetchone()
+            ):
                 conn.execute("DELETE FROM queue WHERE key=?", (key,))
                 done += 1
                 continue
@@ -371,9 +376,7 @@ def process_pending(ctx: "EngineContext", limit: int | None = None) -> int:
                         conn.execute("DELETE FROM queue WHERE key=?", (key,))
                         done += 1
                     else:
-                        conn.execute(
-                            "UPDATE queue SET attempts=attempts+1, claimed_by=NULL WHERE key=?", (key,)
-                        )
+                        conn.execute("UPDATE queue SET attempts=attempts+1, claimed_by=NULL WHERE key=?", (key,))
                     continue
             _finish(conn, item, verdict, source, counted)
             done += 1
@@ -383,7 +386,7 @@ def process_pending(ctx: "EngineContext", limit: int | None = None) -> int:
 # -- the worker --------------------------------------------------------------
 
 
-def run_worker(ctx: "EngineContext", stop: threading.Event, poll_s: float = 5.0) -> None:
+def run_worker(ctx: EngineContext, stop: threading.Event, poll_s: float = 5.0) -> None:
     """Drain the queue until ``stop`` is set: the engine's background worker
     (registered by the ``judge`` plugin with ``engine.register_worker``).
     Also pays litellm's import here, off every request thread."""
@@ -406,7 +409,7 @@ def run_worker(ctx: "EngineContext", stop: threading.Event, poll_s: float = 5.0)
             _wake.clear()
 
 
-def start_worker(ctx: "EngineContext", poll_s: float = 5.0) -> threading.Thread:
+def start_worker(ctx: EngineContext, poll_s: float = 5.0) -> threading.Thread:
     """Start the daemon thread that drains the queue; a second call returns the same thread."""
     global _worker
     with _worker_lock:

@@ -81,12 +81,12 @@ class LLMStats:
 STATS = LLMStats()
 
 
-def settings(ctx: "EngineContext") -> dict[str, Any]:
+def settings(ctx: EngineContext) -> dict[str, Any]:
     """The ``llm`` config section."""
     return dict(ctx.config["llm"])
 
 
-def is_configured(ctx: "EngineContext") -> bool:
+def is_configured(ctx: EngineContext) -> bool:
     """True when a model is set; without one every feature uses heuristics."""
     return bool(settings(ctx).get("model"))
 
@@ -120,7 +120,7 @@ def is_imported() -> bool:
     return _litellm is not None
 
 
-def warm_up(ctx: "EngineContext | None" = None) -> threading.Thread | None:
+def warm_up(ctx: EngineContext | None = None) -> threading.Thread | None:
     """Import litellm in a background daemon thread (only if a model is
     configured). Until it finishes, calls on the hook path simply time out
     into the heuristics instead of stalling the agent for the import."""
@@ -162,7 +162,14 @@ def _is_transient(exc: BaseException) -> bool:
     name = type(exc).__name__
     return any(
         key in name
-        for key in ("Timeout", "APIConnectionError", "ServiceUnavailable", "InternalServerError", "RateLimit", "BadGateway")
+        for key in (
+            "Timeout",
+            "APIConnectionError",
+            "ServiceUnavailable",
+            "InternalServerError",
+            "RateLimit",
+            "BadGateway",
+        )
     )
 
 
@@ -222,14 +229,12 @@ def _call(cfg: dict[str, Any], messages: list[dict[str, str]], max_tokens: int, 
             )
         return _content(response)
 
-    retrying = Retrying(
-        retry=retry_if_exception(_is_transient), stop=stop, wait=wait, reraise=True, sleep=time.sleep
-    )
+    retrying = Retrying(retry=retry_if_exception(_is_transient), stop=stop, wait=wait, reraise=True, sleep=time.sleep)
     return retrying(attempt)
 
 
 def complete(
-    ctx: "EngineContext",
+    ctx: EngineContext,
     prompt: str,
     max_tokens: int = 32,
     timeout: float | None = None,

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 
@@ -36,9 +35,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--tag", "tags", multiple=True, help="Language/domain tag; repeatable.")
     def learn(text: str, trigger: str | None, tier: str, scope_project: bool, tags: tuple[str, ...]) -> None:
         """Store a lesson by hand."""
-        from twiceshy.learning.ingest import store_lesson
         from twiceshy.base.project import fingerprint
         from twiceshy.base.types import Tier
+        from twiceshy.learning.ingest import store_lesson
 
         try:
             tier_value = Tier.parse(tier)
@@ -59,7 +58,6 @@ def register_commands(cli: click.Group) -> None:
         """List stored lessons."""
         from rich.console import Console
         from rich.table import Table
-
         from twiceshy.base.types import Tier
 
         ctx = _ctx()
@@ -114,8 +112,8 @@ def register_commands(cli: click.Group) -> None:
     def hook(agent: str, native_event: str) -> None:
         """Run one hook in this process (payload on stdin). Debugging and fallback path;
         agents normally call hooks/client.py, which talks to the resident engine."""
-        from twiceshy.engine.dispatch import FAIL_OPEN, handle_hook
         from twiceshy.base.errorlog import record_error
+        from twiceshy.engine.dispatch import FAIL_OPEN, handle_hook
 
         try:
             payload = json.loads(sys.stdin.buffer.read() or b"{}")

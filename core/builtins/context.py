@@ -25,10 +25,10 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from twiceshy.engine.context import EngineContext
 from twiceshy.base.errorlog import record_error
-from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.base.types import ContextSection, CoreEvent, Experience, Tier
+from twiceshy.engine.context import EngineContext
+from twiceshy.plugin.hookspecs import hookimpl
 
 SESSION_HEADING = (
     "## twiceshy: lessons from earlier sessions\n"
@@ -226,9 +226,9 @@ def _first_time(session_id: str) -> bool:
 @hookimpl
 def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
     """The dynamic guidance for the session's project, once per session."""
-    from twiceshy.guidance.render import render_context_text
     from twiceshy.base.project import fingerprint
     from twiceshy.guidance.projects import record_project
+    from twiceshy.guidance.render import render_context_text
 
     state = ctx.session(event.session_id)
     if state.get("context_sent"):

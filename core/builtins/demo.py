@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 TRANSCRIPT = [
@@ -29,7 +28,9 @@ TRANSCRIPT = [
         "type": "assistant",
         "message": {
             "role": "assistant",
-            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python -m pytest tests"}}],
+            "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python -m pytest tests"}}
+            ],
         },
     },
     {
@@ -52,13 +53,21 @@ TRANSCRIPT = [
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "LEARNING: this repo needs PYTHONPATH=src when running pytest"},
-                {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "PYTHONPATH=src python -m pytest tests"}},
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "Bash",
+                    "input": {"command": "PYTHONPATH=src python -m pytest tests"},
+                },
             ],
         },
     },
     {
         "type": "user",
-        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "3 passed in 0.12s"}]},
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "3 passed in 0.12s"}],
+        },
     },
 ]
 
@@ -79,7 +88,9 @@ def _hook_command(settings_file: Path, event: str) -> list[str]:
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     @cli.command()
-    @click.option("--home", type=click.Path(file_okay=False, path_type=Path), help="Data dir to use (default: a temp dir).")
+    @click.option(
+        "--home", type=click.Path(file_okay=False, path_type=Path), help="Data dir to use (default: a temp dir)."
+    )
     @click.option("--keep", is_flag=True, help="Keep the temp dir and leave the engine running.")
     def demo(home: Path | None, keep: bool) -> None:
         """Learn, warn, block and learn again — the whole loop, on the embedded store."""
@@ -96,17 +107,31 @@ def register_commands(cli: click.Group) -> None:
         console.rule("[bold]twiceshy demo")
         console.print(f"data dir [cyan]{home}[/]   project [cyan]{project}[/]")
 
-        out = _run(py + ["install", "--agent", "claude-code", "--scope", "project", "--project-dir", str(project)], env, project)
+        out = _run(
+            py + ["install", "--agent", "claude-code", "--scope", "project", "--project-dir", str(project)],
+            env,
+            project,
+        )
         if out.returncode != 0:
             raise click.ClickException(out.stderr or out.stdout)
         settings_file = project / ".claude" / "settings.json"
         console.print(f"1. installed Claude Code hooks into [cyan]{settings_file}[/]")
 
         for args in (
-            ["learn", "Run `npm ci` in a checkout with a lockfile; `npm install` rewrites package-lock.json",
-             "--trigger", "npm install"],
-            ["learn", "Never force-push to main; push a branch and open a PR (use --force-with-lease on your own branch)",
-             "--trigger", "git push --force origin main", "--tier", "rule"],
+            [
+                "learn",
+                "Run `npm ci` in a checkout with a lockfile; `npm install` rewrites package-lock.json",
+                "--trigger",
+                "npm install",
+            ],
+            [
+                "learn",
+                "Never force-push to main; push a branch and open a PR (use --force-with-lease on your own branch)",
+                "--trigger",
+                "git push --force origin main",
+                "--tier",
+                "rule",
+            ],
         ):
             got = _run(py + args, env, project)
             if got.returncode != 0:
@@ -115,7 +140,9 @@ def register_commands(cli: click.Group) -> None:
 
         started = time.monotonic()
         _run(py + ["engine", "start"], env, project)
-        console.print(f"3. engine up in {time.monotonic() - started:.1f}s (it stays warm; hooks talk to it over a socket)")
+        console.print(
+            f"3. engine up in {time.monotonic() - started:.1f}s (it stays warm; hooks talk to it over a socket)"
+        )
 
         pre = _hook_command(settings_file, "PreToolUse")
         session = "demo-session"
@@ -134,18 +161,35 @@ def register_commands(cli: click.Group) -> None:
             shown: Any = got.stdout.strip() or "(nothing: allowed silently)"
             if got.stdout.strip():
                 spec = json.loads(got.stdout)["hookSpecificOutput"]
-                shown = spec.get("permissionDecision", "warn") + ": " + (
-                    spec.get("permissionDecisionReason") or spec.get("additionalContext", "")
+                shown = (
+                    spec.get("permissionDecision", "warn")
+                    + ": "
+                    + (spec.get("permissionDecisionReason") or spec.get("additionalContext", ""))
                 )
-            console.print(f"4. PreToolUse [bold]{escape(command)}[/] -> exit {got.returncode}, {ms:.0f} ms\n   {escape(shown)}")
+            console.print(
+                f"4. PreToolUse [bold]{escape(command)}[/] -> exit {got.returncode}, {ms:.0f} ms\n   {escape(shown)}"
+            )
 
         transcript = root / "transcript.jsonl"
-        transcript.write_text("".join(json.dumps({**line, "sessionId": session, "cwd": str(project)}) + "\n" for line in TRANSCRIPT))
+        transcript.write_text(
+            "".join(json.dumps({**line, "sessionId": session, "cwd": str(project)}) + "\n" for line in TRANSCRIPT)
+        )
         end = _hook_command(settings_file, "SessionEnd")
         before = len(json.loads(_run(py + ["list", "--json"], env, project).stdout or "[]"))
-        _run(end, env, project, stdin=json.dumps(
-            {"session_id": session, "transcript_path": str(transcript), "cwd": str(project),
-             "hook_event_name": "SessionEnd", "reason": "exit"}))
+        _run(
+            end,
+            env,
+            project,
+            stdin=json.dumps(
+                {
+                    "session_id": session,
+                    "transcript_path": str(transcript),
+                    "cwd": str(project),
+                    "hook_event_name": "SessionEnd",
+                    "reason": "exit",
+                }
+            ),
+        )
         learned: list[dict[str, Any]] = []
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

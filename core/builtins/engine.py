@@ -6,13 +6,12 @@ import json
 import time
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 
 def _home(home: str | None) -> str:
-    from twiceshy.hooks.wire import norm_home
     from twiceshy.base.paths import data_dir
+    from twiceshy.hooks.wire import norm_home
 
     return norm_home(home or data_dir())
 
@@ -22,8 +21,8 @@ def _adopt_home(home: str | None) -> str:
     one the agent's hook command names)."""
     import os
 
-    from twiceshy.hooks.wire import norm_home
     from twiceshy.base.paths import data_dir
+    from twiceshy.hooks.wire import norm_home
 
     if home and norm_home(home) != norm_home(data_dir()):
         os.environ["TWICESHY_HOME"] = norm_home(home)
@@ -35,7 +34,12 @@ def register_commands(cli: click.Group) -> None:
     @cli.command()
     @click.option("--foreground", is_flag=True, help="Run in this process (default: start detached and return).")
     @click.option("--home", default=None, help="Data dir to serve (default: the configured one).")
-    @click.option("--idle-timeout", type=float, default=None, help="Seconds without a request before exiting (default: engine.idle_timeout_s).")
+    @click.option(
+        "--idle-timeout",
+        type=float,
+        default=None,
+        help="Seconds without a request before exiting (default: engine.idle_timeout_s).",
+    )
     def serve(foreground: bool, home: str | None, idle_timeout: float | None) -> None:
         """Run the resident engine that answers hooks."""
         from twiceshy.engine import server as engine
@@ -66,8 +70,12 @@ def register_commands(cli: click.Group) -> None:
                 engine.spawn_detached(home)
             status = engine.wait_ready(home, timeout=timeout)
             if status is None:
-                raise click.ClickException(f"engine did not answer within {timeout:.0f}s; see {engine.EnginePaths(home).log}")
-            click.echo(f"engine ready (pid {status['pid']}) in {time.monotonic() - started:.1f}s on {status['address']}")
+                raise click.ClickException(
+                    f"engine did not answer within {timeout:.0f}s; see {engine.EnginePaths(home).log}"
+                )
+            click.echo(
+                f"engine ready (pid {status['pid']}) in {time.monotonic() - started:.1f}s on {status['address']}"
+            )
         else:
             click.echo(f"engine already running (pid {status['pid']}) on {status['address']}")
 

@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 

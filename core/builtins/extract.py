@@ -7,17 +7,19 @@ the core redacts, deduplicates and stores what this returns
 
 from __future__ import annotations
 
-from twiceshy.engine.context import EngineContext
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
+from twiceshy.engine.context import EngineContext
 from twiceshy.learning.extractors import EXTRACTORS
+from twiceshy.learning.trajectory import record_trajectory
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.plugin.manager import _raise_in_tests
-from twiceshy.learning.trajectory import record_trajectory
-from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
 
 
 @hookimpl
-def session_end(event: CoreEvent, ctx: EngineContext, transcript: list[TranscriptEntry]) -> list[LessonCandidate] | None:
+def session_end(
+    event: CoreEvent, ctx: EngineContext, transcript: list[TranscriptEntry]
+) -> list[LessonCandidate] | None:
     entries = [e for e in (transcript or []) if isinstance(e, TranscriptEntry)]
     if not entries:
         return None

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 
@@ -34,9 +33,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--budget", type=int, default=None, help="Token budget (default: context.token_budget).")
     def context(agents: tuple[str, ...], write: bool, budget: int | None) -> None:
         """Show (or --write) the guidance block for this project."""
+        from twiceshy.base.project import fingerprint
         from twiceshy.guidance.context_file import installed_agents
         from twiceshy.guidance.render import render_context_text, write_agent_contexts
-        from twiceshy.base.project import fingerprint
 
         cwd = Path.cwd()
         ctx = _ctx(cwd)
@@ -135,8 +134,15 @@ def register_commands(cli: click.Group) -> None:
             table.add_column(col)
         for r in rows:
             seen = datetime.datetime.fromtimestamp(r["last_seen"]).strftime("%Y-%m-%d") if r["last_seen"] else ""
-            table.add_row(r["project"], str(r["lessons"]), str(r["promoted_from"]), str(r["sessions"]),
-                          str(r["patterns"]), seen, r["root"])
+            table.add_row(
+                r["project"],
+                str(r["lessons"]),
+                str(r["promoted_from"]),
+                str(r["sessions"]),
+                str(r["patterns"]),
+                seen,
+                r["root"],
+            )
         Console().print(table)
 
     @cli.command()

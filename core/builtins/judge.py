@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import threading
 
+from twiceshy.base.types import CoreEvent
+from twiceshy.brain.judge import enqueue, make_items, run_worker
 from twiceshy.engine.context import EngineContext
 from twiceshy.engine.server import register_worker
 from twiceshy.plugin.hookspecs import hookimpl
-from twiceshy.brain.judge import enqueue, make_items, run_worker
-from twiceshy.base.types import CoreEvent
 
 
 @register_worker

@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
+
 
 def escape(text: str) -> str:
     """Text shown through rich, with its [brackets] kept literal (not read as markup)."""
@@ -53,8 +54,14 @@ def _progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int],
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=_console(stderr=True), transient=False) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=_console(stderr=True),
+        transient=False,
+    ) as bar:
         task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
@@ -110,11 +117,13 @@ def register_commands(cli: click.Group) -> None:
             fixes = [c for c in report.checks if c.fix and c.level in ("warn", "fail")]
             for c in fixes:
                 style = LEVEL_STYLE.get(c.level, "")
-                console.print(f"[{style}]{c.level}[/] {escape(c.name)}: fix: {escape(c.fix)}", highlight=False,
-                              soft_wrap=True)
+                console.print(
+                    f"[{style}]{c.level}[/] {escape(c.name)}: fix: {escape(c.fix)}", highlight=False, soft_wrap=True
+                )
             bad = report.failed(strict)
-            console.print(f"{len(bad)} problem(s)" if bad else "all good", style="bold red" if bad else "green",
-                          highlight=False)
+            console.print(
+                f"{len(bad)} problem(s)" if bad else "all good", style="bold red" if bad else "green", highlight=False
+            )
         sys.exit(1 if report.failed(strict) else 0)
 
     # ----------------------------------------------------------------- stats
@@ -152,9 +161,15 @@ def register_commands(cli: click.Group) -> None:
             ("mistakes avoided (warned, then changed)", str(data["mistakes_avoided"])),
             ("adherence (followed / followed+ignored)", _pct(v["adherence"])),
             ("precision (1 - irrelevant / verdicts)", _pct(v["precision"])),
-            ("pre-tool latency p50 / p95", f"{_fmt_ms(lat['pre_tool']['p50_ms'])} / {_fmt_ms(lat['pre_tool']['p95_ms'])}"),
+            (
+                "pre-tool latency p50 / p95",
+                f"{_fmt_ms(lat['pre_tool']['p50_ms'])} / {_fmt_ms(lat['pre_tool']['p95_ms'])}",
+            ),
             ("all hooks latency p50 / p95", f"{_fmt_ms(lat['all']['p50_ms'])} / {_fmt_ms(lat['all']['p95_ms'])}"),
-            ("background work p50 / p95", f"{_fmt_ms(lat['background']['p50_ms'])} / {_fmt_ms(lat['background']['p95_ms'])}"),
+            (
+                "background work p50 / p95",
+                f"{_fmt_ms(lat['background']['p50_ms'])} / {_fmt_ms(lat['background']['p95_ms'])}",
+            ),
             ("hook errors", str(h["errors"])),
             ("lessons learned in window", str(les["learned_in_window"])),
         ]
@@ -179,8 +194,17 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--topic", default=None)
     @click.option("--global", "make_global", is_flag=True, help="Make the lesson global (all projects).")
     @click.option("--project", "make_project", is_flag=True, help="Scope the lesson to the current project.")
-    def edit(exp_id: str, text: str | None, trigger: str | None, tier: str | None, confidence: float | None,
-             tags: tuple[str, ...], topic: str | None, make_global: bool, make_project: bool) -> None:
+    def edit(
+        exp_id: str,
+        text: str | None,
+        trigger: str | None,
+        tier: str | None,
+        confidence: float | None,
+        tags: tuple[str, ...],
+        topic: str | None,
+        make_global: bool,
+        make_project: bool,
+    ) -> None:
         """Change a lesson. Without options, opens it in $EDITOR as JSON."""
         from twiceshy.base.project import fingerprint
         from twiceshy.base.redact import redact
@@ -211,7 +235,9 @@ def register_commands(cli: click.Group) -> None:
         if make_project:
             changes["project"] = fingerprint(str(Path.cwd()))
         if not changes:
-            editable = {k: getattr(exp, k) for k in ("text", "trigger", "tier", "confidence", "tags", "topic", "project")}
+            editable = {
+                k: getattr(exp, k) for k in ("text", "trigger", "tier", "confidence", "tags", "topic", "project")
+            }
             edited = click.edit(json.dumps(editable, indent=2) + "\n", extension=".json")
             if edited is None:
                 click.echo("no change")
@@ -301,15 +327,20 @@ def register_commands(cli: click.Group) -> None:
 
     # ---------------------------------------------------------------- export
     @cli.command(name="export")
-    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                  help="File to write (default: stdout).")
+    @click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="File to write (default: stdout).",
+    )
     @click.option("--tier", "tiers", multiple=True, help="Tiers to export (repeatable; default principle and rule).")
     @click.option("--all", "everything", is_flag=True, help="Every tier.")
     @click.option("--include-superseded", is_flag=True)
     def export_cmd(output: Path | None, tiers: tuple[str, ...], everything: bool, include_superseded: bool) -> None:
         """Export lessons as portable JSON with provenance (principles and rules by default)."""
-        from twiceshy.ops.portable import export_data
         from twiceshy.base.types import Tier
+        from twiceshy.ops.portable import export_data
 
         try:
             wanted = [int(t) for t in Tier] if everything else [int(Tier.parse(t)) for t in tiers] or [0, 1]
@@ -353,12 +384,18 @@ def register_commands(cli: click.Group) -> None:
 
     # ---------------------------------------------------------------- backup
     @cli.command()
-    @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-                  help="Archive file or folder (default: <data dir>/backups/).")
+    @click.option(
+        "-o",
+        "--output",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Archive file or folder (default: <data dir>/backups/).",
+    )
     @click.option("--stop-engine", is_flag=True, help="Stop a running engine first (it restarts on the next hook).")
     def backup(output: Path | None, stop_engine: bool) -> None:
         """Copy the whole store and data dir into one .tar.gz (consistent: no engine writes meanwhile)."""
-        from twiceshy.ops.portable import PortableError, backup as do_backup
+        from twiceshy.ops.portable import PortableError
+        from twiceshy.ops.portable import backup as do_backup
 
         ctx = _ctx()
         try:
@@ -375,15 +412,19 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
     def restore(archive: Path, stop_engine: bool, yes: bool) -> None:
         """Replace the store and data dir with a backup; what it replaces is kept aside."""
-        from twiceshy.ops.portable import PortableError, read_manifest, restore as do_restore
+        from twiceshy.ops.portable import PortableError, read_manifest
+        from twiceshy.ops.portable import restore as do_restore
 
         try:
             manifest = read_manifest(archive)
         except PortableError as exc:
             raise click.ClickException(str(exc)) from None
         if not yes:
-            click.confirm(f"Replace the current memory with {archive} ({manifest.get('lessons')} lessons, "
-                          f"made {manifest.get('created')})?", abort=True)
+            click.confirm(
+                f"Replace the current memory with {archive} ({manifest.get('lessons')} lessons, "
+                f"made {manifest.get('created')})?",
+                abort=True,
+            )
         ctx = _ctx()
         try:
             manifest, saved = do_restore(ctx, archive, stop_engine=stop_engine)
@@ -393,17 +434,30 @@ def register_commands(cli: click.Group) -> None:
 
     # ------------------------------------------------------------------ seed
     @cli.command()
-    @click.option("--from", "source", required=True, type=click.Path(exists=True, path_type=Path),
-                  help="A CLAUDE.md / AGENTS.md / GEMINI.md / .mdc file, or a project folder holding them.")
-    @click.option("--tier", default="qa", show_default=True, help="Tier of seeded lessons (rule blocks matching calls).")
-    @click.option("--scope", type=click.Choice(["auto", "project", "global"]), default="auto", show_default=True,
-                  help="auto: global for ~/.claude etc., else the file's project.")
+    @click.option(
+        "--from",
+        "source",
+        required=True,
+        type=click.Path(exists=True, path_type=Path),
+        help="A CLAUDE.md / AGENTS.md / GEMINI.md / .mdc file, or a project folder holding them.",
+    )
+    @click.option(
+        "--tier", default="qa", show_default=True, help="Tier of seeded lessons (rule blocks matching calls)."
+    )
+    @click.option(
+        "--scope",
+        type=click.Choice(["auto", "project", "global"]),
+        default="auto",
+        show_default=True,
+        help="auto: global for ~/.claude etc., else the file's project.",
+    )
     @click.option("--dry-run", is_flag=True, help="List what would be stored.")
     @click.option("--json", "as_json", is_flag=True)
     def seed(source: Path, tier: str, scope: str, dry_run: bool, as_json: bool) -> None:
         """Bootstrap lessons from the bullet points of existing instruction files."""
-        from twiceshy.ops.portable import PortableError, seed as do_seed
         from twiceshy.base.types import Tier
+        from twiceshy.ops.portable import PortableError
+        from twiceshy.ops.portable import seed as do_seed
 
         try:
             tier_value = int(Tier.parse(tier))
@@ -425,16 +479,21 @@ def register_commands(cli: click.Group) -> None:
             for col in ("file:line", "heading", "lesson"):
                 table.add_column(col, overflow="fold")
             for item in counts["items"]:
-                table.add_row(escape(f"{Path(item['file']).name}:{item['line']}"), escape(item["heading"]),
-                              escape(item["text"]))
+                table.add_row(
+                    escape(f"{Path(item['file']).name}:{item['line']}"), escape(item["heading"]), escape(item["text"])
+                )
             _console().print(table)
             return
-        click.echo(f"seeded from {', '.join(counts['files']) or 'nothing'}: {counts['found']} found, "
-                   f"{counts['new'] + counts['related'] + counts['supersedes']} stored, {counts['seen']} already known")
+        click.echo(
+            f"seeded from {', '.join(counts['files']) or 'nothing'}: {counts['found']} found, "
+            f"{counts['new'] + counts['related'] + counts['supersedes']} stored, {counts['seen']} already known"
+        )
 
     # -------------------------------------------------------------------- ui
     @cli.command()
-    @click.option("--host", default=None, help="Address to bind (default 127.0.0.1; a non-loopback one exposes your lessons).")
+    @click.option(
+        "--host", default=None, help="Address to bind (default 127.0.0.1; a non-loopback one exposes your lessons)."
+    )
     @click.option("--port", default=8765, show_default=True, help="Port (0: any free one).")
     def ui(host: str | None, port: int) -> None:
         """Serve a read-only web page of tiers, the experience graph and timelines."""
@@ -447,7 +506,7 @@ def register_commands(cli: click.Group) -> None:
             raise click.ClickException(str(exc)) from None
         except OSError as exc:
             raise click.ClickException(f"cannot listen on {host or '127.0.0.1'}:{port}: {exc.strerror}") from None
-        ctx.store  # open before announcing, so the first page load is fast
+        _ = ctx.store  # open before announcing, so the first page load is fast
         if host is not None and not server.check_host:
             click.echo(f"warning: serving on {host}: anyone who can reach it can read your lessons", err=True)
         click.echo(f"twiceshy ui on {server.url} (read-only; Ctrl-C to stop)", err=False)
@@ -458,4 +517,3 @@ def register_commands(cli: click.Group) -> None:
             pass
         finally:
             server.server_close()
-

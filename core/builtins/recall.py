@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 from twiceshy.engine.context import EngineContext
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.recall.ranking import Candidate, event_project, llm_filter, rank
-from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 
 HEADER = (
     "twiceshy — lessons from earlier sessions that match this action. "

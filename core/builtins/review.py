@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 
@@ -24,9 +23,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="List held lessons as JSON.")
     def review(approve_ids: tuple[str, ...], reject_ids: tuple[str, ...], as_json: bool) -> None:
         """List lessons held for review; approve or reject them."""
-        from twiceshy.learning import review as guard
         from twiceshy.base.config import ConfigError
         from twiceshy.engine.context import make_context
+        from twiceshy.learning import review as guard
 
         try:
             ctx = make_context(Path.cwd())

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
 from twiceshy.plugin.hookspecs import hookimpl
 
 
@@ -84,10 +83,9 @@ def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run:
 def _stop_engine_if_unused(pm, project_dir: Path) -> None:
     """Uninstall leaves no process behind: once no agent's settings (user, or
     this project's) still point at our hooks, stop the resident engine."""
-    from twiceshy.guidance.context_file import installed_agents
-    from twiceshy.engine.server import lock_is_held, stop
-    from twiceshy.engine.server import EnginePaths
     from twiceshy.base.paths import data_dir
+    from twiceshy.engine.server import EnginePaths, lock_is_held, stop
+    from twiceshy.guidance.context_file import installed_agents
 
     if installed_agents(pm, project_dir):
         return

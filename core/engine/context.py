@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pluggy
-
 from twiceshy.base.config import Config, load_config
 from twiceshy.base.paths import store_dir
-
 
 MAX_SESSIONS = 256  # sessions whose state the engine keeps in memory
 
@@ -42,7 +40,9 @@ class EngineContext:
                     if cfg["mode"] == "server":  # team memory: bounded, offline outbox (docs/team.md)
                         from twiceshy.memory.team import open_team_store
 
-                        self._store = open_team_store(self.config, make_embedder(self.config.get("embedding", "backend")))
+                        self._store = open_team_store(
+                            self.config, make_embedder(self.config.get("embedding", "backend"))
+                        )
                         return self._store
                     path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
                     client = open_client(cfg["mode"], path=path, host=cfg["host"], port=cfg["port"])

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from twiceshy.engine.context import EngineContext
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.engine.context import EngineContext
 from twiceshy.plugin.manager import call_each
 from twiceshy.recall.readonly import is_read_only_event
-from twiceshy.base.types import CoreEvent, Decision, NativeOutput
 
 FAIL_OPEN = NativeOutput()
 
@@ -86,8 +86,8 @@ def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
 def _refresh_context_files(ctx: EngineContext, event: CoreEvent) -> None:
     """Rewrite the managed block of every agent installed in this project, so
     the next session starts with what this one taught. Fails open."""
-    from twiceshy.guidance.render import write_agent_contexts
     from twiceshy.base.project import project_root
+    from twiceshy.guidance.render import write_agent_contexts
 
     try:
         root = project_root(event.cwd)

@@ -39,12 +39,13 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
-from twiceshy.hooks import wire
 from twiceshy.base.types import NativeOutput
+from twiceshy.hooks import wire
 
 if TYPE_CHECKING:  # pragma: no cover
     from twiceshy.engine.context import EngineContext
@@ -68,7 +69,7 @@ Worker = Callable[["EngineContext", threading.Event], None]
 #: Long-running workers started with every engine (``fn(ctx, stop_event)``).
 BACKGROUND_WORKERS: list[Worker] = []
 
-_current: "Engine | None" = None
+_current: Engine | None = None
 
 
 def register_worker(fn: Worker) -> Worker:
@@ -84,7 +85,7 @@ def register_worker(fn: Worker) -> Worker:
     return fn
 
 
-def current_engine() -> "Engine | None":
+def current_engine() -> Engine | None:
     """The engine running in this process, or None (CLI, in-process hook)."""
     return _current
 
@@ -253,7 +254,7 @@ class AlreadyRunning(RuntimeError):
 class Engine:
     """One resident engine. ``run()`` blocks until it stops; returns an exit code."""
 
-    def __init__(self, home: str | Path, ctx: "EngineContext | None" = None, idle_timeout_s: float | None = None) -> None:
+    def __init__(self, home: str | Path, ctx: EngineContext | None = None, idle_timeout_s: float | None = None) -> None:
         self.paths = EnginePaths(home)
         self.ctx = ctx
         self.idle_timeout_s = idle_timeout_s
@@ -292,10 +293,9 @@ class Engine:
 
     def warm(self) -> None:
         """Load everything a request needs, so the first real one is fast."""
-        from twiceshy.engine import dispatch
-        from twiceshy.recall import readonly  # noqa: F401  (import cost paid here)
         from twiceshy.engine.context import make_context
         from twiceshy.engine.spool import Spool
+        from twiceshy.recall import readonly  # noqa: F401  (import cost paid here)
 
         if self.ctx is None:
             self.ctx = make_context(None)
@@ -399,7 +399,7 @@ class Engine:
         while not self.stopping.is_set():
             try:
                 conn, _ = self._listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 self._tick()
                 continue
             except OSError as exc:
@@ -600,11 +600,11 @@ class Engine:
         return agent, event, event_id, bytes(body[:length])
 
     @staticmethod
-    def _async_ack(ctx: "EngineContext", agent: str, event: Any) -> NativeOutput:
+    def _async_ack(ctx: EngineContext, agent: str, event: Any) -> NativeOutput:
         """What to answer now for an event applied later: the agent plugin's
         output for a silent decision (empty for most; never raises)."""
-        from twiceshy.engine.dispatch import FAIL_OPEN
         from twiceshy.base.types import Decision
+        from twiceshy.engine.dispatch import FAIL_OPEN
 
         try:
             out = ctx.pm.hook.agent_format_decision(agent=agent, event=event, decision=Decision.allow())
@@ -613,7 +613,9 @@ class Engine:
             return FAIL_OPEN
         return out if isinstance(out, NativeOutput) else FAIL_OPEN
 
-    def handle(self, agent: str, native_event: str, event_id: str, payload_bytes: bytes, entry: dict[str, Any]) -> NativeOutput:
+    def handle(
+        self, agent: str, native_event: str, event_id: str, payload_bytes: bytes, entry: dict[str, Any]
+    ) -> NativeOutput:
         """Answer one hook request. Never raises: failures give the empty output."""
         from twiceshy.engine.dispatch import FAIL_OPEN, handle_hook, parse_event
 

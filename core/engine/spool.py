@@ -37,8 +37,9 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.hooks import wire

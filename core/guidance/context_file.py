@@ -22,14 +22,17 @@ file (a command containing "twiceshy" and "hooks/client.py").
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from twiceshy.base.fileio import write_atomic
 
 BEGIN = b"<!-- twiceshy:begin -->"
 END = b"<!-- twiceshy:end -->"
-NOTICE = "<!-- Managed by twiceshy: edits inside this block are replaced. Regenerate with `twiceshy context --write`. -->"
+NOTICE = (
+    "<!-- Managed by twiceshy: edits inside this block are replaced. Regenerate with `twiceshy context --write`. -->"
+)
 
 MDC_FRONTMATTER = (
     "---\n"

@@ -29,9 +29,10 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 SUCCESS = 0.5  # outcome_score at or above this counts as a successful session
 
@@ -128,8 +129,12 @@ def _fisher_exact(a: int, b: int, c: int, d: int) -> float:
 
     def logp(k: int) -> float:
         return (
-            math.lgamma(row1 + 1) - math.lgamma(k + 1) - math.lgamma(row1 - k + 1)
-            + math.lgamma(row2 + 1) - math.lgamma(col1 - k + 1) - math.lgamma(row2 - col1 + k + 1)
+            math.lgamma(row1 + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(row1 - k + 1)
+            + math.lgamma(row2 + 1)
+            - math.lgamma(col1 - k + 1)
+            - math.lgamma(row2 - col1 + k + 1)
             - (math.lgamma(n + 1) - math.lgamma(col1 + 1) - math.lgamma(n - col1 + 1))
         )
 
@@ -249,7 +254,12 @@ def _mean(values: list[float]) -> float:
 
 
 def _compare(
-    key: str, good: list[dict[str, Any]], bad: list[dict[str, Any]], min_group: int, min_effect: float, build: Callable[[float, float, float, int, int], DistilledRule]
+    key: str,
+    good: list[dict[str, Any]],
+    bad: list[dict[str, Any]],
+    min_group: int,
+    min_effect: float,
+    build: Callable[[float, float, float, int, int], DistilledRule],
 ) -> _Test | None:
     """Mann-Whitney on outcome_score: ``good`` is the behaviour we'd recommend."""
     if len(good) < min_group or len(bad) < min_group:
@@ -294,11 +304,14 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
         good = g >= b
         return DistilledRule(
             "verify-after-multi-edit",
-            "After editing several files, run the tests before you finish." if good
+            "After editing several files, run the tests before you finish."
+            if good
             else "Verification after multi-file edits has not paid off here; check how tests are run.",
             "apply" if good else "consider",
             f"multi-file sessions: mean outcome {g:.2f} verified ({ng}) vs {b:.2f} unverified ({nb}), {_fmt_p(p)}",
-            p, g - b, ng + nb,
+            p,
+            g - b,
+            ng + nb,
         )
 
     add(_compare("verify-after-multi-edit", verified, unverified, min_group, min_effect, verify_rule))
@@ -312,10 +325,14 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
         good = g >= b
         return DistilledRule(
             "read-before-edit",
-            "Editing a file you have not read in this session." if good else "Reading every file before editing it has not helped here.",
+            "Editing a file you have not read in this session."
+            if good
+            else "Reading every file before editing it has not helped here.",
             "avoid" if good else "consider",
             f"mean outcome {g:.2f} when every edited file was read first ({ng}) vs {b:.2f} otherwise ({nb}), {_fmt_p(p)}",
-            p, g - b, ng + nb,
+            p,
+            g - b,
+            ng + nb,
         )
 
     add(_compare("read-before-edit", read_first, blind, min_group, min_effect, read_rule))
@@ -331,14 +348,22 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
         def session_rule(g: float, b: float, p: float, ng: int, nb: int) -> DistilledRule:
             if g >= b:
                 return DistilledRule(
-                    "short-sessions", f"Keep sessions short and focused (about {minutes} min or less); split marathons.",
-                    "apply", f"mean outcome {g:.2f} for sessions <= {minutes} min ({ng}) vs {b:.2f} longer ({nb}), {_fmt_p(p)}",
-                    p, g - b, ng + nb,
+                    "short-sessions",
+                    f"Keep sessions short and focused (about {minutes} min or less); split marathons.",
+                    "apply",
+                    f"mean outcome {g:.2f} for sessions <= {minutes} min ({ng}) vs {b:.2f} longer ({nb}), {_fmt_p(p)}",
+                    p,
+                    g - b,
+                    ng + nb,
                 )
             return DistilledRule(
-                "short-sessions", f"Longer sessions (over {minutes} min) have gone better here; don't stop halfway.",
-                "consider", f"mean outcome {b:.2f} for sessions > {minutes} min ({nb}) vs {g:.2f} shorter ({ng}), {_fmt_p(p)}",
-                p, b - g, ng + nb,
+                "short-sessions",
+                f"Longer sessions (over {minutes} min) have gone better here; don't stop halfway.",
+                "consider",
+                f"mean outcome {b:.2f} for sessions > {minutes} min ({nb}) vs {g:.2f} shorter ({ng}), {_fmt_p(p)}",
+                p,
+                b - g,
+                ng + nb,
             )
 
         add(_compare("short-sessions", short, long, min_group, min_effect, session_rule))
@@ -354,11 +379,14 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
             good = g >= b
             return DistilledRule(
                 "file-scope",
-                f"Keep one change to about {limit} file(s); split wider changes into steps." if good
+                f"Keep one change to about {limit} file(s); split wider changes into steps."
+                if good
                 else f"Wide changes (more than {limit} files) have gone fine here.",
                 "apply" if good else "consider",
                 f"mean outcome {g:.2f} editing <= {limit} files ({ng}) vs {b:.2f} more ({nb}), {_fmt_p(p)}",
-                p, g - b, ng + nb,
+                p,
+                g - b,
+                ng + nb,
             )
 
         add(_compare("file-scope", narrow, wide, min_group, min_effect, scope_rule))
@@ -373,14 +401,21 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
             used = [t for t in inside if (t.get("tool_counts") or {}).get(tool, 0) > 0]
             unused = [t for t in inside if not (t.get("tool_counts") or {}).get(tool, 0)]
 
-            def tool_rule(g: float, b: float, p: float, ng: int, nb: int, tool: str = tool, domain: str = domain) -> DistilledRule:
+            def tool_rule(
+                g: float, b: float, p: float, ng: int, nb: int, tool: str = tool, domain: str = domain
+            ) -> DistilledRule:
                 good = g >= b
                 return DistilledRule(
                     f"tool:{domain}:{tool}",
-                    f"In {domain} work, prefer {tool}." if good else f"In {domain} work, {tool} has gone with worse outcomes.",
+                    f"In {domain} work, prefer {tool}."
+                    if good
+                    else f"In {domain} work, {tool} has gone with worse outcomes.",
                     "apply" if good else "avoid",
                     f"{domain}: mean outcome {g:.2f} with {tool} ({ng}) vs {b:.2f} without ({nb}), {_fmt_p(p)}",
-                    p, g - b, ng + nb, domain=domain,
+                    p,
+                    g - b,
+                    ng + nb,
+                    domain=domain,
                 )
 
             add(_compare(f"tool:{domain}:{tool}", used, unused, min_group, min_effect, tool_rule))
@@ -397,14 +432,32 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
                 continue
             p = fisher_exact(sw, nw - sw, so, no - so)
 
-            def fail_rule(sw: int = sw, nw: int = nw, so: int = so, no: int = no, p: float = p, habit: str = habit,
-                          label: str = label, domain: str = domain, effect: float = effect) -> DistilledRule:
+            def fail_rule(
+                sw: int = sw,
+                nw: int = nw,
+                so: int = so,
+                no: int = no,
+                p: float = p,
+                habit: str = habit,
+                label: str = label,
+                domain: str = domain,
+                effect: float = effect,
+            ) -> DistilledRule:
                 good = effect > 0
-                text = f"In {domain} work, {label}." if good else f"In {domain} work, '{label}' has not helped; rethink it."
+                text = (
+                    f"In {domain} work, {label}."
+                    if good
+                    else f"In {domain} work, '{label}' has not helped; rethink it."
+                )
                 return DistilledRule(
-                    f"fail:{domain}:{habit}", text, "apply" if good else "consider",
+                    f"fail:{domain}:{habit}",
+                    text,
+                    "apply" if good else "consider",
                     f"{domain}: succeeded {sw}/{nw} when they did vs {so}/{no} when not, {_fmt_p(p)}",
-                    p, effect, nw + no, domain=domain,
+                    p,
+                    effect,
+                    nw + no,
+                    domain=domain,
                 )
 
             tests.append(_Test(f"fail:{domain}:{habit}", p, effect, nw + no, fail_rule))
@@ -416,12 +469,26 @@ def _candidate_tests(trajs: list[dict[str, Any]], min_group: int, min_effect: fl
             if effect >= min_effect:
                 p = fisher_exact(si, ni - si, so, no - so)
 
-                def weak_rule(si: int = si, ni: int = ni, so: int = so, no: int = no, p: float = p,
-                              domain: str = domain, inside: list = inside, effect: float = effect) -> DistilledRule:
+                def weak_rule(
+                    si: int = si,
+                    ni: int = ni,
+                    so: int = so,
+                    no: int = no,
+                    p: float = p,
+                    domain: str = domain,
+                    inside: list = inside,
+                    effect: float = effect,
+                ) -> DistilledRule:
                     return DistilledRule(
-                        f"weak:{domain}", f"{domain} is a weak domain here; checklist:", "apply",
+                        f"weak:{domain}",
+                        f"{domain} is a weak domain here; checklist:",
+                        "apply",
                         f"{domain} sessions succeeded {si}/{ni} vs {so}/{no} elsewhere, {_fmt_p(p)}",
-                        p, effect, ni + no, domain=domain, checklist=_checklist(inside),
+                        p,
+                        effect,
+                        ni + no,
+                        domain=domain,
+                        checklist=_checklist(inside),
                     )
 
                 tests.append(_Test(f"weak:{domain}", p, effect, ni + no, weak_rule))

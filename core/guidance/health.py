@@ -54,7 +54,7 @@ def _clip(x: float) -> float:
     return max(0.0, min(1.0, x))
 
 
-def compute_health(ctx: "EngineContext", now: float | None = None) -> HealthReport:
+def compute_health(ctx: EngineContext, now: float | None = None) -> HealthReport:
     """Score the memory in ``ctx.store`` plus trajectories and patterns under the data dir."""
     from twiceshy.guidance.distill import load_trajectories, trajectory_time
     from twiceshy.guidance.patterns import PatternStore
@@ -82,8 +82,12 @@ def compute_health(ctx: "EngineContext", now: float | None = None) -> HealthRepo
     if verdicts:
         adherence = follows / (follows + ignores) if follows + ignores else 0.0
         relevance = 1 - irrelevant / verdicts
-        quality = Part("quality", 25 * (0.5 * adherence + 0.5 * relevance), 25,
-                       f"followed {follows}/{follows + ignores}, irrelevant {irrelevant}/{verdicts}")
+        quality = Part(
+            "quality",
+            25 * (0.5 * adherence + 0.5 * relevance),
+            25,
+            f"followed {follows}/{follows + ignores}, irrelevant {irrelevant}/{verdicts}",
+        )
     else:
         quality = Part("quality", 0.0, 25, "no verdicts yet")
         notes.append("No FOLLOWED/IGNORED verdicts yet: quality is unknown until the judge runs.")

@@ -31,9 +31,10 @@ import contextlib
 import json
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from twiceshy.base.config import defaults
 
@@ -195,8 +196,9 @@ class PatternStore:
                     continue
                 glob = merged.get((key, None))
                 if glob is None:
-                    glob = Observation(pattern=scoped[0].pattern, key=key, project=None,
-                                       first_seen=min(o.first_seen for o in scoped))
+                    glob = Observation(
+                        pattern=scoped[0].pattern, key=key, project=None, first_seen=min(o.first_seen for o in scoped)
+                    )
                     merged[(key, None)] = glob
                     stats["globalised"] += 1
                 glob.count = max(glob.count, sum(o.count for o in scoped))

@@ -64,7 +64,9 @@ def record_project(cwd: str, now: float | None = None) -> str:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             reg = load_registry()
-            entry = reg.setdefault(fp, {"root": str(project_root(cwd)), "first_seen": now or time.time(), "sessions": 0})
+            entry = reg.setdefault(
+                fp, {"root": str(project_root(cwd)), "first_seen": now or time.time(), "sessions": 0}
+            )
             entry["last_seen"] = now or time.time()
             entry["sessions"] = int(entry.get("sessions", 0)) + 1
             write_atomic(path, json.dumps(reg, indent=1, sort_keys=True) + "\n", private=True)
@@ -81,7 +83,7 @@ def seen_in(exp: Experience) -> set[str]:
     return projects
 
 
-def project_table(ctx: "EngineContext") -> list[dict[str, Any]]:
+def project_table(ctx: EngineContext) -> list[dict[str, Any]]:
     """One row per known project: fingerprint, root, lessons, sessions, patterns, last seen.
 
     "global" is listed first with the lessons every project sees.
@@ -166,7 +168,7 @@ def _relates_to_pairs(store: Any, exps: list[Experience]) -> list[tuple[str, str
     return [(e.id, other) for e in exps for other, _ in store.neighbours(e.id, edge_types=("relates-to",))]
 
 
-def _clusters(ctx: "EngineContext", exps: list[Experience], threshold: float) -> list[list[Experience]]:
+def _clusters(ctx: EngineContext, exps: list[Experience], threshold: float) -> list[list[Experience]]:
     import numpy as np
 
     parent = list(range(len(exps)))
@@ -204,7 +206,7 @@ def _clusters(ctx: "EngineContext", exps: list[Experience], threshold: float) ->
     return list(groups.values())
 
 
-def promote_cross_project(ctx: "EngineContext", min_projects: int | None = None) -> int:
+def promote_cross_project(ctx: EngineContext, min_projects: int | None = None) -> int:
     """Make lessons proven in ``min_projects`` distinct projects global. Returns how many."""
     need = int(min_projects if min_projects is not None else ctx.config.get("projects", "promote_min_projects"))
     threshold = float(ctx.config.get("learning", "dedup_threshold"))

@@ -17,8 +17,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twiceshy.plugin.manager import call_each
 from twiceshy.base.types import ContextSection
+from twiceshy.plugin.manager import call_each
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -34,10 +34,12 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
 
 
-def collect_sections(ctx: "EngineContext", agent: str, project: str | None, budget_tokens: int) -> list[ContextSection]:
+def collect_sections(ctx: EngineContext, agent: str, project: str | None, budget_tokens: int) -> list[ContextSection]:
     """Every plugin's sections, pooled (a failing plugin costs only its own)."""
     sections: list[ContextSection] = []
-    for result in call_each(ctx.pm, "render_context", ctx=ctx, agent=agent, project=project, budget_tokens=budget_tokens):
+    for result in call_each(
+        ctx.pm, "render_context", ctx=ctx, agent=agent, project=project, budget_tokens=budget_tokens
+    ):
         if isinstance(result, ContextSection):
             sections.append(result)
         else:
@@ -77,7 +79,7 @@ def render_sections(sections: list[ContextSection], budget_tokens: int, heading:
 
 
 def render_context_text(
-    ctx: "EngineContext", agent: str, project: str | None, budget_tokens: int | None = None, heading: str = HEADING
+    ctx: EngineContext, agent: str, project: str | None, budget_tokens: int | None = None, heading: str = HEADING
 ) -> str:
     """The whole guidance text for ``agent`` in ``project`` (fingerprint or None)."""
     budget = int(budget_tokens if budget_tokens is not None else ctx.config.get("context", "token_budget"))
@@ -85,7 +87,7 @@ def render_context_text(
 
 
 def write_agent_contexts(
-    ctx: "EngineContext",
+    ctx: EngineContext,
     project_dir: Path,
     agents: list[str] | None = None,
     budget_tokens: int | None = None,
@@ -96,9 +98,9 @@ def write_agent_contexts(
     ``agents`` defaults to the installed ones (our hooks in their settings).
     Returns one row per agent: agent, path, changed (bool) or error (str).
     """
-    from twiceshy.guidance.context_file import ManagedBlockError, installed_agents, write_context
     from twiceshy.base.errorlog import record_error
     from twiceshy.base.project import fingerprint
+    from twiceshy.guidance.context_file import ManagedBlockError, installed_agents, write_context
 
     project_dir = Path(project_dir)
     project = fingerprint(str(project_dir))

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
-from twiceshy.learning.extractors import short, words
-from twiceshy.learning.ingest import display_tags, prune_session_files
 from twiceshy.base.paths import data_dir
 from twiceshy.base.redact import redact
 from twiceshy.base.types import CoreEvent, Experience, Tier
+from twiceshy.learning.extractors import short, words
+from twiceshy.learning.ingest import display_tags, prune_session_files
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -70,7 +70,7 @@ def _demote(exp: Experience) -> bool:
     return False
 
 
-def record_verdict(ctx: "EngineContext", exp_id: str, verdict: str, now: float | None = None) -> None:
+def record_verdict(ctx: EngineContext, exp_id: str, verdict: str, now: float | None = None) -> None:
     """Apply one judge verdict to lesson ``exp_id`` (missing lesson: no-op).
 
     Raises ``ValueError`` for a verdict outside FOLLOWED|IGNORED|IRRELEVANT|UNCLEAR.
@@ -93,7 +93,11 @@ def record_verdict(ctx: "EngineContext", exp_id: str, verdict: str, now: float |
         if exp.tier == int(Tier.RAW):
             # Followed once: it was relevant and useful. Keep the streak going.
             exp.tier = int(Tier.QA)
-        elif exp.tier == int(Tier.QA) and exp.streak >= cfg["promote_after"] and exp.follows > exp.ignores + exp.irrelevant:
+        elif (
+            exp.tier == int(Tier.QA)
+            and exp.streak >= cfg["promote_after"]
+            and exp.follows > exp.ignores + exp.irrelevant
+        ):
             _promote(exp)
     else:
         if verdict == "IGNORED":
@@ -147,7 +151,7 @@ def _decay_loss(exp: Experience, now: float, last_run: float, decay_days: float)
     return DECAY_PER_PERIOD * (now - start) / period
 
 
-def run_cycle(ctx: "EngineContext", now: float | None = None) -> dict[str, int]:
+def run_cycle(ctx: EngineContext, now: float | None = None) -> dict[str, int]:
     """One evolution pass over the whole store. Returns counts of promoted,
     demoted, decayed, expired, deleted (includes expired) and principles."""
     now = time.time() if now is None else now
@@ -193,7 +197,9 @@ def run_cycle(ctx: "EngineContext", now: float | None = None) -> dict[str, int]:
         if changed:
             store.update(exp)
         survivors.append(exp)
-    counts["principles"] = generalise(ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by and "review:held" not in e.tags])
+    counts["principles"] = generalise(
+        ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by and "review:held" not in e.tags]
+    )
     from twiceshy.guidance.projects import promote_cross_project  # guidance: a lesson proven in N projects goes global
 
     counts["globalised"] = promote_cross_project(ctx)
@@ -204,7 +210,7 @@ def run_cycle(ctx: "EngineContext", now: float | None = None) -> dict[str, int]:
     return counts
 
 
-def after_session(ctx: "EngineContext", event: CoreEvent) -> dict[str, int] | None:
+def after_session(ctx: EngineContext, event: CoreEvent) -> dict[str, int] | None:
     """Run a cycle after a session ends (dispatch calls this after ingest).
 
     Skipped when the ``evolve`` builtin is disabled. A ``stop`` event (fired
@@ -263,7 +269,9 @@ def deterministic_principle(rules: list[Experience]) -> tuple[str, str]:
     """(text, trigger) of a principle summarising ``rules`` without a model."""
     shared = shared_trigger([r.trigger for r in rules]) or short(rules[0].trigger, 60)
     examples = "; ".join(short(r.text, 110) for r in sorted(rules, key=lambda r: -r.confidence)[:3])
-    text = f"Principle from {len(rules)} confirmed rules about `{shared}`: take care with `{shared}`. Examples: {examples}"
+    text = (
+        f"Principle from {len(rules)} confirmed rules about `{shared}`: take care with `{shared}`. Examples: {examples}"
+    )
     return short(text, 480), shared
 
 
@@ -275,7 +283,7 @@ PRINCIPLE_PROMPT = (
 )
 
 
-def llm_principle(ctx: "EngineContext", rules: list[Experience]) -> str | None:
+def llm_principle(ctx: EngineContext, rules: list[Experience]) -> str | None:
     """The principle written by the configured LLM, or ``None`` (no model,
     no ``twiceshy.brain.llm``, timeout, unusable answer)."""
     if not ctx.config.get("llm", "model"):
@@ -298,7 +306,7 @@ def llm_principle(ctx: "EngineContext", rules: list[Experience]) -> str | None:
     return redact(answer)
 
 
-def generalise(ctx: "EngineContext", rules: list[Experience]) -> int:
+def generalise(ctx: EngineContext, rules: list[Experience]) -> int:
     """Create T0 principles for clusters of similar rules not generalised yet.
     A rule joining an existing principle's cluster gets a ``generalizes`` edge."""
     cfg = ctx.config["learning"]
@@ -353,6 +361,6 @@ def generalise(ctx: "EngineContext", rules: list[Experience]) -> int:
 # --------------------------------------------------------------------------
 
 
-def timeline(ctx: "EngineContext", topic: str) -> list[Experience]:
+def timeline(ctx: EngineContext, topic: str) -> list[Experience]:
     """Every lesson of ``topic``, oldest first (superseded ones included and marked)."""
     return sorted(ctx.store.all(where={"topic": topic}), key=lambda e: e.created_at)

@@ -26,8 +26,8 @@ learning module uses them to tell a contradiction (supersede) from a repeat
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
 
@@ -39,7 +39,9 @@ MARKER_RE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(LEARNING|GOTCHA|DECISION|PATTERN|FINDING)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$",
     re.I,
 )
-_EXIT_RE = re.compile(r"(?i)^\s*(?:exit code|exit status|process exited with code|command failed with exit code)[:\s]+([1-9]\d*)")
+_EXIT_RE = re.compile(
+    r"(?i)^\s*(?:exit code|exit status|process exited with code|command failed with exit code)[:\s]+([1-9]\d*)"
+)
 _ERROR_LINE_RE = re.compile(
     r"(?i)(error|failed|failure|not found|denied|exception|fatal|cannot|can't|unable|refused|invalid|no such|"
     r"traceback|externally-managed|conflict|rejected|unknown|missing|timed out|timeout)"
@@ -153,7 +155,9 @@ class Step:
 def action_text(call: TranscriptEntry) -> str:
     """The text a lesson about this call is matched on — the same string
     ``CoreEvent.action_text`` gives at pre_tool, so triggers line up."""
-    event = CoreEvent(kind="pre_tool", agent="", native_event="", tool_name=call.tool_name, tool_input=call.tool_input or {})
+    event = CoreEvent(
+        kind="pre_tool", agent="", native_event="", tool_name=call.tool_name, tool_input=call.tool_input or {}
+    )
     return event.action_text()
 
 
@@ -271,9 +275,11 @@ def topic_of(trigger: str) -> str:
             tokens = [re.sub(r"\d+(\.\d+)*$", "", t) if t.rsplit("/", 1)[-1].lower() == prog else t for t in tokens]
             prog = re.sub(r"\d+(\.\d+)*$", "", prog)  # pip3 -> pip, python3.11 -> python
         if prog in _DOMAIN_BY_PROGRAM:
-            rest = tokens[[t.rsplit("/", 1)[-1].lower() for t in tokens].index(prog) + 1 :] if prog in [
-                t.rsplit("/", 1)[-1].lower() for t in tokens
-            ] else []
+            rest = (
+                tokens[[t.rsplit("/", 1)[-1].lower() for t in tokens].index(prog) + 1 :]
+                if prog in [t.rsplit("/", 1)[-1].lower() for t in tokens]
+                else []
+            )
             sub = next((t for t in rest if re.match(r"^[a-z][a-z0-9_-]*$", t)), "")
             return f"{prog} {sub}".strip()
     content = [w for w in words(text) if len(w) > 2 and w not in _STOPWORDS][:3]
@@ -376,7 +382,7 @@ def edited_paths(step: Step) -> list[str]:
 
 
 def _diff_words(old: str, new: str) -> str:
-    """"added X; removed Y" between two actions, by tokens."""
+    """ "added X; removed Y" between two actions, by tokens."""
     wo, wn = words(old), words(new)
     added = [w for w in wn if w not in wo]
     removed = [w for w in wo if w not in wn]
@@ -423,7 +429,9 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
         if not later:
             continue
         nxt = later[0]
-        if normalize(nxt.action) == normalize(step.action) or (nxt.failed and similarity(nxt.action, step.action) >= 0.9):
+        if normalize(nxt.action) == normalize(step.action) or (
+            nxt.failed and similarity(nxt.action, step.action) >= 0.9
+        ):
             continue  # a retry: pair the last failure of the run instead
         fix = next((s for s in later if s.succeeded), None)
         if fix is None or normalize(fix.action) == normalize(step.action):

@@ -26,15 +26,17 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
-from twiceshy.learning.extractors import commands_compatible, normalize, program_of, similarity, topic_of
 from twiceshy.base.paths import data_dir
 from twiceshy.base.project import fingerprint
 from twiceshy.base.redact import redact
-from twiceshy.learning.review import classify as review_reasons, hold_tags
 from twiceshy.base.types import CoreEvent, Experience, LessonCandidate, LessonMatch, Tier
+from twiceshy.learning.extractors import commands_compatible, normalize, program_of, similarity, topic_of
+from twiceshy.learning.review import classify as review_reasons
+from twiceshy.learning.review import hold_tags
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -76,7 +78,7 @@ def contradicts(new_tags: Iterable[str], old_tags: Iterable[str]) -> bool:
     return any(_same_thing(a, p) for a in new_avoid for p in old_prefer)
 
 
-def supersede(ctx: "EngineContext", old: Experience, new: Experience) -> None:
+def supersede(ctx: EngineContext, old: Experience, new: Experience) -> None:
     """Mark ``old`` as superseded by ``new``: kept, ranked down, never blocking.
 
     Both share one topic so :func:`twiceshy.learning.evolve.timeline` shows them in order.
@@ -99,7 +101,7 @@ def supersede(ctx: "EngineContext", old: Experience, new: Experience) -> None:
 
 
 def store_lesson(
-    ctx: "EngineContext",
+    ctx: EngineContext,
     text: str,
     trigger: str,
     kind: str = "manual",
@@ -199,7 +201,7 @@ def candidate_key(cand: LessonCandidate) -> str:
     return hashlib.sha256(f"{cand.kind}|{normalize(cand.trigger)}".encode()).hexdigest()[:20]
 
 
-def ingest_candidates(ctx: "EngineContext", candidates: list[LessonCandidate], event: CoreEvent) -> int:
+def ingest_candidates(ctx: EngineContext, candidates: list[LessonCandidate], event: CoreEvent) -> int:
     """Redact, dedup and store one session's candidates. Returns how many were
     new to this session (stored, counted as seen, or superseding)."""
     project = fingerprint(event.cwd) if event.cwd else None
@@ -255,7 +257,7 @@ def prune_session_files(max_age_days: float = 14, now: float | None = None) -> i
 HOP_FACTOR = {"supersedes": 1.0, "generalizes": 0.95, "relates-to": 0.9}
 
 
-def _edges_of(ctx: "EngineContext", ids: list[str]) -> list[dict]:
+def _edges_of(ctx: EngineContext, ids: list[str]) -> list[dict]:
     """Every edge touching any of ``ids``: one batched query when the store allows."""
     store = ctx.store
     edges_col = getattr(store, "_edges", None)
@@ -267,7 +269,7 @@ def _edges_of(ctx: "EngineContext", ids: list[str]) -> list[dict]:
 
 
 def one_hop(
-    ctx: "EngineContext", seeds: list[tuple[str, float]], project: str | None = None, per_seed: int = 2
+    ctx: EngineContext, seeds: list[tuple[str, float]], project: str | None = None, per_seed: int = 2
 ) -> list[tuple[Experience, float, str]]:
     """Lessons one typed edge away from the ``(id, score)`` seeds, as
     ``(experience, score * HOP_FACTOR[edge], edge type)``, best first.
@@ -312,7 +314,7 @@ def one_hop(
 
 
 def expand_hits(
-    ctx: "EngineContext", hits: list[tuple[Experience, float]], project: str | None = None
+    ctx: EngineContext, hits: list[tuple[Experience, float]], project: str | None = None
 ) -> list[tuple[Experience, float]]:
     """``store.search`` hits plus their one-hop neighbours (same shape), for
     retrieval: ``hits = expand_hits(ctx, hits, project)`` before ranking."""
@@ -320,9 +322,7 @@ def expand_hits(
     return list(hits) + [(exp, score) for exp, score, _ in extra]
 
 
-def expand_one_hop(
-    ctx: "EngineContext", matches: list[LessonMatch], project: str | None = None
-) -> list[LessonMatch]:
+def expand_one_hop(ctx: EngineContext, matches: list[LessonMatch], project: str | None = None) -> list[LessonMatch]:
     """``matches`` plus the lessons one edge away (see :func:`one_hop`), appended
     after the input as :class:`LessonMatch` with "via <edge>" in the evidence."""
     extra = one_hop(ctx, [(m.experience_id, m.score) for m in matches], project)

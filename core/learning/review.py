@@ -35,11 +35,12 @@ Stdlib only.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from twiceshy.memory.store import ExperienceStore
     from twiceshy.base.types import Experience
+    from twiceshy.memory.store import ExperienceStore
 
 HOLD_TAG = "review:held"
 APPROVED_TAG = "review:approved"
@@ -59,7 +60,12 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("PowerShell download and execute", re.compile(r"\bnew-object\s+(?:system\.)?net\.webclient\b", re.I)),
     ("reverse shell", re.compile(r"\b(?:nc|ncat|netcat)\b[^\n]*\s-(?:e|c)\s", re.I)),
     ("reverse shell", re.compile(r"/dev/(?:tcp|udp)/", re.I)),
-    ("uploads local files", re.compile(rf"\b{_FETCH}\b[^\n]*\s(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|--upload-file)\s*[\"']?\S*@?[~/$]", re.I)),
+    (
+        "uploads local files",
+        re.compile(
+            rf"\b{_FETCH}\b[^\n]*\s(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|--upload-file)\s*[\"']?\S*@?[~/$]", re.I
+        ),
+    ),
     # -- destructive ----------------------------------------------------------
     (
         "recursive delete of a root, home or system folder",
@@ -73,11 +79,23 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("recursive delete without a root guard", re.compile(r"--no-preserve-root\b", re.I)),
     ("formats a disk", re.compile(r"\bmkfs(?:\.[a-z0-9]+)?\b|\bwipefs\b|\bmkswap\s+/dev/", re.I)),
     ("overwrites a raw device", re.compile(r"\bdd\b[^\n]*\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)", re.I)),
-    ("overwrites a raw device", re.compile(r">\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|xvd[a-z]|vd[a-z]|mmcblk\d|disk\d)", re.I)),
-    ("force-push over shared history", re.compile(r"\bgit\s+push\b[^\n;&|]*\s(?:--force(?!-with-lease|-if-includes)\b|-f\b|\+\w)", re.I)),
+    (
+        "overwrites a raw device",
+        re.compile(r">\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|xvd[a-z]|vd[a-z]|mmcblk\d|disk\d)", re.I),
+    ),
+    (
+        "force-push over shared history",
+        re.compile(r"\bgit\s+push\b[^\n;&|]*\s(?:--force(?!-with-lease|-if-includes)\b|-f\b|\+\w)", re.I),
+    ),
     ("drops database objects", re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+table)\b", re.I)),
-    ("world-writable permissions", re.compile(r"\bchmod\s+(?:-[a-z]*\s+)*(?:-R\s+)?0?777\b|\bchmod\s+-R\s+(?:a\+rwx|ugo\+rwx)", re.I)),
-    ("destroys infrastructure", re.compile(r"\bterraform\s+destroy\b|\bkubectl\s+delete\b[^\n]*(?:--all\b|\bnamespace\b|\bns\b)", re.I)),
+    (
+        "world-writable permissions",
+        re.compile(r"\bchmod\s+(?:-[a-z]*\s+)*(?:-R\s+)?0?777\b|\bchmod\s+-R\s+(?:a\+rwx|ugo\+rwx)", re.I),
+    ),
+    (
+        "destroys infrastructure",
+        re.compile(r"\bterraform\s+destroy\b|\bkubectl\s+delete\b[^\n]*(?:--all\b|\bnamespace\b|\bns\b)", re.I),
+    ),
     ("fork bomb", re.compile(r":\(\)\s*\{\s*:\|:&\s*\}\s*;\s*:")),
     # -- disabling safety checks --------------------------------------------------
     (
@@ -170,7 +188,7 @@ def classify(text: str) -> list[str]:
     return reasons
 
 
-def is_held(exp: "Experience") -> bool:
+def is_held(exp: Experience) -> bool:
     """True while a lesson waits for review (never shown, never blocking)."""
     return HOLD_TAG in (exp.tags or [])
 
@@ -183,16 +201,16 @@ def hold_tags(reasons: Iterable[str]) -> list[str]:
     return [HOLD_TAG] + [REASON_PREFIX + r for r in reasons]
 
 
-def reasons_of(exp: "Experience") -> list[str]:
+def reasons_of(exp: Experience) -> list[str]:
     return [t[len(REASON_PREFIX) :] for t in exp.tags if t.startswith(REASON_PREFIX)]
 
 
-def held_lessons(store: "ExperienceStore") -> list["Experience"]:
+def held_lessons(store: ExperienceStore) -> list[Experience]:
     """Every lesson waiting for review, oldest first."""
     return sorted((e for e in store.all() if is_held(e)), key=lambda e: e.created_at)
 
 
-def approve(store: "ExperienceStore", exp_id: str) -> "Experience | None":
+def approve(store: ExperienceStore, exp_id: str) -> Experience | None:
     """Release a held lesson: it is shown (and may block) from now on."""
     exp = store.get(exp_id)
     if exp is None:
@@ -204,7 +222,7 @@ def approve(store: "ExperienceStore", exp_id: str) -> "Experience | None":
     return exp
 
 
-def reject(store: "ExperienceStore", exp_id: str) -> bool:
+def reject(store: ExperienceStore, exp_id: str) -> bool:
     """Delete a held lesson. Returns False if there was none with that id."""
     exp = store.get(exp_id)
     if exp is None:
@@ -213,4 +231,14 @@ def reject(store: "ExperienceStore", exp_id: str) -> bool:
     return True
 
 
-__all__ = ["HOLD_TAG", "APPROVED_TAG", "classify", "is_held", "hold_tags", "reasons_of", "held_lessons", "approve", "reject"]
+__all__ = [
+    "HOLD_TAG",
+    "APPROVED_TAG",
+    "classify",
+    "is_held",
+    "hold_tags",
+    "reasons_of",
+    "held_lessons",
+    "approve",
+    "reject",
+]

@@ -32,6 +32,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from twiceshy.base.paths import data_dir
+from twiceshy.base.project import fingerprint
+from twiceshy.base.types import CoreEvent, TranscriptEntry
 from twiceshy.learning.extractors import (
     READ_TOOLS,
     SHELL_TOOLS,
@@ -43,9 +46,6 @@ from twiceshy.learning.extractors import (
     pair_steps,
     user_corrections,
 )
-from twiceshy.base.paths import data_dir
-from twiceshy.base.project import fingerprint
-from twiceshy.base.types import CoreEvent, TranscriptEntry
 
 FILE_NAME = "trajectories.jsonl"
 _READ_COMMANDS = ("cat", "head", "tail", "less", "more", "bat", "nl")
@@ -125,7 +125,9 @@ def build_trajectory(event: CoreEvent, transcript: list[TranscriptEntry]) -> dic
             if path not in files_read:
                 files_read.append(path)
         for path in edited_paths(step):
-            created = step.tool.lower() in ("write", "write_file", "create_file") and "created" in (step.output or "").lower()
+            created = (
+                step.tool.lower() in ("write", "write_file", "create_file") and "created" in (step.output or "").lower()
+            )
             if path not in files_read and path not in files_edited and not created:
                 blind.append(path)
             if path not in files_edited:

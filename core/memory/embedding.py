@@ -24,8 +24,9 @@ import math
 import os
 import re
 import threading
+from collections.abc import Sequence
 from importlib import resources
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class HashEmbedder:
         feats += [(f"b:{a} {b}", 0.7) for a, b in zip(words, words[1:])]
         for w in words:
             padded = f"#{w}#"
-            feats += [(f"c:{padded[i:i + 3]}", 0.3) for i in range(len(padded) - 2)]
+            feats += [(f"c:{padded[i : i + 3]}", 0.3) for i in range(len(padded) - 2)]
         return feats
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

@@ -31,9 +31,10 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.base.errorlog import record_error
 
@@ -153,7 +154,10 @@ class Outbox:
                             attempts += 1
                             record_error("outbox.apply", exc, op=op.get("id"), kind=op.get("kind"), attempts=attempts)
                             if attempts < MAX_ATTEMPTS:
-                                db.execute("UPDATE ops SET attempts = ?, last_error = ? WHERE seq = ?", (attempts, repr(exc)[:500], seq))
+                                db.execute(
+                                    "UPDATE ops SET attempts = ?, last_error = ? WHERE seq = ?",
+                                    (attempts, repr(exc)[:500], seq),
+                                )
                                 break
                             db.execute("BEGIN IMMEDIATE")
                             db.execute(

@@ -12,14 +12,15 @@ used there as a metadata table so the whole memory stays in one store.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-import os
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from twiceshy.memory.embedding import Embedder
 from twiceshy.base.types import Experience
+from twiceshy.memory.embedding import Embedder
 
 EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
 
@@ -28,6 +29,8 @@ def check_edge_type(edge_type: str) -> None:
     """Raise ValueError for an edge type the graph does not know."""
     if edge_type not in EDGE_TYPES:
         raise ValueError(f"unknown edge type {edge_type!r}; use one of {EDGE_TYPES}")
+
+
 _EDGE_VECTOR = [1.0]
 
 
@@ -255,7 +258,9 @@ class ExperienceStore:
             query_embeddings=[vector], n_results=fetch, include=["documents", "metadatas", "distances"]
         )
         out: list[tuple[Experience, float]] = []
-        for exp_id, doc, meta, dist in zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0]):
+        for exp_id, doc, meta, dist in zip(
+            got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0]
+        ):
             scope = meta.get("project") or None
             if scope is not None and scope != project:
                 continue

@@ -43,14 +43,15 @@ import socket
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import Experience
 from twiceshy.memory.outbox import Outbox, Unreachable, new_op_id
 from twiceshy.memory.store import _EDGE_VECTOR, ExperienceStore, check_edge_type
-from twiceshy.base.types import Experience
 
 if TYPE_CHECKING:  # pragma: no cover
     from twiceshy.base.config import Config
@@ -92,7 +93,7 @@ class ServerTarget:
     drain_interval_s: float = 10.0
 
     @classmethod
-    def from_config(cls, config: "Config") -> "ServerTarget":
+    def from_config(cls, config: Config) -> ServerTarget:
         cfg = config["store"]
         return cls(
             host=cfg["host"],
@@ -235,7 +236,7 @@ class _Guarded:
     """A Chroma collection whose network failures mark the store offline and
     raise :class:`StoreOffline` (``collection`` None: offline, no network)."""
 
-    def __init__(self, store: "TeamStore", collection: Any) -> None:
+    def __init__(self, store: TeamStore, collection: Any) -> None:
         self._store = store
         self._collection = collection
 
@@ -269,7 +270,7 @@ class TeamStore(ExperienceStore):
     def __init__(
         self,
         target: ServerTarget,
-        embedder: "Embedder",
+        embedder: Embedder,
         outbox: Outbox,
         connector: Callable[[ServerTarget], Any] = connect,
     ) -> None:
@@ -655,13 +656,17 @@ class TeamStore(ExperienceStore):
         got = None
         if self._available(wait=False):
             try:
-                got = self._col.query(query_embeddings=[vector], n_results=fetch, include=["documents", "metadatas", "distances"])
+                got = self._col.query(
+                    query_embeddings=[vector], n_results=fetch, include=["documents", "metadatas", "distances"]
+                )
             except StoreOffline:
                 pass
         if got is None:
             got = self._local_query(vector, fetch)
         out: list[tuple[Experience, float]] = []
-        for exp_id, doc, meta, dist in zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0]):
+        for exp_id, doc, meta, dist in zip(
+            got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0]
+        ):
             scope = meta.get("project") or None
             if scope is not None and scope != project:
                 continue  # project scoping as in the embedded store: global + this project
@@ -719,13 +724,13 @@ def outbox_pending(target: ServerTarget, home: Path | None = None) -> int:
     return Outbox(path).pending() if path.exists() else 0
 
 
-def open_team_store(config: "Config", embedder: "Embedder", home: Path | None = None) -> TeamStore:
+def open_team_store(config: Config, embedder: Embedder, home: Path | None = None) -> TeamStore:
     """The store for ``store.mode: server`` (called by ``EngineContext.store``)."""
     target = ServerTarget.from_config(config)
     return TeamStore(target, embedder, Outbox(outbox_path(target, home)))
 
 
-def _drain_worker(ctx: "EngineContext", stop: threading.Event) -> None:
+def _drain_worker(ctx: EngineContext, stop: threading.Event) -> None:
     """Engine worker: retry the server and deliver the outbox every
     ``store.drain_interval_s`` (also catches ops another process queued)."""
     interval = max(0.2, float(ctx.config.get("store", "drain_interval_s")))

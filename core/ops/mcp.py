@@ -80,7 +80,9 @@ def tool_suggest(limit: int = 10, cwd: str = "") -> dict[str, Any]:
             {"pattern": o.pattern, "status": o.status, "evidence": o.evidence(), "scope": o.project or "global"}
             for o in patterns
         ],
-        "rules": [{"rule": r.text, "polarity": r.polarity, "evidence": r.evidence, "checklist": r.checklist} for r in rules],
+        "rules": [
+            {"rule": r.text, "polarity": r.polarity, "evidence": r.evidence, "checklist": r.checklist} for r in rules
+        ],
     }
 
 
@@ -138,14 +140,19 @@ def build_server() -> Any:
     except ImportError:
         from mcp.server.fastmcp import FastMCP as Server  # mcp 1.x
 
-    server = Server("twiceshy", instructions="Lessons from this agent's earlier sessions: search before risky actions, "
-                    "report FOLLOWED/IGNORED/IRRELEVANT for lessons you were shown.")
+    server = Server(
+        "twiceshy",
+        instructions="Lessons from this agent's earlier sessions: search before risky actions, "
+        "report FOLLOWED/IGNORED/IRRELEVANT for lessons you were shown.",
+    )
 
     @server.tool(name="search", description="Search lessons from earlier sessions similar to an action or question.")
     def search(query: str, k: int = 5, cwd: str = "") -> list[dict[str, Any]]:
         return tool_search(query, k, cwd)
 
-    @server.tool(name="suggest", description="Patterns and distilled behavioural rules worth following in this project.")
+    @server.tool(
+        name="suggest", description="Patterns and distilled behavioural rules worth following in this project."
+    )
     def suggest(limit: int = 10, cwd: str = "") -> dict[str, Any]:
         return tool_suggest(limit, cwd)
 

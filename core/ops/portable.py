@@ -35,9 +35,10 @@ import sqlite3
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.paths import data_dir
 from twiceshy.base.types import Experience, Tier
@@ -103,7 +104,7 @@ def lesson_record(exp: Experience) -> dict[str, Any]:
     }
 
 
-def export_data(ctx: "EngineContext", tiers: Iterable[int] = (0, 1), include_superseded: bool = False) -> dict[str, Any]:
+def export_data(ctx: EngineContext, tiers: Iterable[int] = (0, 1), include_superseded: bool = False) -> dict[str, Any]:
     """Lessons of ``tiers`` (and the edges between them) as one JSON-ready document."""
     from twiceshy import __version__
     from twiceshy.learning.ingest import _edges_of
@@ -137,7 +138,7 @@ def export_data(ctx: "EngineContext", tiers: Iterable[int] = (0, 1), include_sup
 def validate_export(data: Any) -> list[dict[str, Any]]:
     """The lesson records of an export document; raises :class:`PortableError` if it is not one."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise PortableError(f"not a twiceshy export (expected \"format\": \"{EXPORT_FORMAT}\")")
+        raise PortableError(f'not a twiceshy export (expected "format": "{EXPORT_FORMAT}")')
     version = data.get("schema_version")
     if not isinstance(version, int) or version > EXPORT_SCHEMA_VERSION:
         raise PortableError(
@@ -146,7 +147,7 @@ def validate_export(data: Any) -> list[dict[str, Any]]:
         )
     lessons = data.get("lessons")
     if not isinstance(lessons, list):
-        raise PortableError("export has no \"lessons\" list")
+        raise PortableError('export has no "lessons" list')
     return lessons
 
 
@@ -155,7 +156,7 @@ def _key(text: str, trigger: str, project: str | None) -> tuple[str, str, str]:
 
 
 def import_data(
-    ctx: "EngineContext",
+    ctx: EngineContext,
     data: Any,
     as_global: bool = False,
     progress: Progress | None = None,
@@ -303,7 +304,7 @@ def writes_paused(home: Path, stop_engine: bool = False, wait_s: float = 5.0) ->
 # --------------------------------------------------------------------------
 
 
-def store_path(ctx: "EngineContext") -> Path:
+def store_path(ctx: EngineContext) -> Path:
     from twiceshy.base.paths import store_dir
 
     raw = ctx.config["store"]["path"]
@@ -376,7 +377,7 @@ def _add_tree(tar: tarfile.TarFile, path: Path, arcname: str) -> int:
     return 1
 
 
-def backup(ctx: "EngineContext", out: Path | None = None, stop_engine: bool = False) -> tuple[Path, dict[str, Any]]:
+def backup(ctx: EngineContext, out: Path | None = None, stop_engine: bool = False) -> tuple[Path, dict[str, Any]]:
     """Write the whole data dir (and the store, wherever configured) to a ``.tar.gz``.
     Returns (archive path, manifest)."""
     from twiceshy import __version__
@@ -452,7 +453,7 @@ def _safe_members(tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
     return members
 
 
-def restore(ctx: "EngineContext", archive: Path, stop_engine: bool = False) -> tuple[dict[str, Any], Path]:
+def restore(ctx: EngineContext, archive: Path, stop_engine: bool = False) -> tuple[dict[str, Any], Path]:
     """Replace the data dir's contents (and the store) with a backup.
 
     Everything replaced is moved to ``<data dir>/backups/pre-restore-<time>/``
@@ -470,7 +471,9 @@ def restore(ctx: "EngineContext", archive: Path, stop_engine: bool = False) -> t
         try:
             with tarfile.open(archive, "r:gz") as tar:
                 members = [m for m in _safe_members(tar) if m.name != "manifest.json"]
-                tar.extractall(staging, members=members, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+                tar.extractall(
+                    staging, members=members, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {})
+                )
             saved.mkdir(parents=True, exist_ok=True)
             # Move aside everything a backup would hold, so the result is the backup exactly.
             for path, name in _backup_entries(home, store):
@@ -615,7 +618,7 @@ def seed_scope(file: Path, scope: str) -> str | None:
 
 
 def seed(
-    ctx: "EngineContext",
+    ctx: EngineContext,
     path: Path,
     tier: int = int(Tier.QA),
     scope: str = "auto",
@@ -628,8 +631,8 @@ def seed(
     blocks one until the judge has seen it followed. Returns counts per
     outcome plus the files read and the items found.
     """
-    from twiceshy.learning.ingest import store_lesson
     from twiceshy.base.redact import redact
+    from twiceshy.learning.ingest import store_lesson
 
     files = find_seed_files(path)
     items: list[tuple[SeedItem, str | None]] = []
@@ -640,10 +643,18 @@ def seed(
             raise PortableError(f"cannot read {file}: {exc.strerror}") from None
         project = seed_scope(file, scope)
         items.extend((item, project) for item in parse_seed_text(text, str(file)))
-    counts: dict[str, Any] = {"files": [str(f) for f in files], "found": len(items),
-                              "new": 0, "related": 0, "supersedes": 0, "seen": 0}
+    counts: dict[str, Any] = {
+        "files": [str(f) for f in files],
+        "found": len(items),
+        "new": 0,
+        "related": 0,
+        "supersedes": 0,
+        "seen": 0,
+    }
     if dry_run:
-        counts["items"] = [{"text": redact(i.text), "file": i.file, "line": i.line, "heading": i.heading} for i, _ in items]
+        counts["items"] = [
+            {"text": redact(i.text), "file": i.file, "line": i.line, "heading": i.heading} for i, _ in items
+        ]
         return counts
     touched: set[str] = set()
     for index, (item, project) in enumerate(items):
@@ -651,8 +662,15 @@ def seed(
             progress(index, len(items))
         tags = ["seed"]
         exp, outcome = store_lesson(
-            ctx, item.text, item.text, kind="seed", project=project, tags=tags,
-            confidence=0.6, source=f"seed:{item.file}:{item.line}", touched=touched,
+            ctx,
+            item.text,
+            item.text,
+            kind="seed",
+            project=project,
+            tags=tags,
+            confidence=0.6,
+            source=f"seed:{item.file}:{item.line}",
+            touched=touched,
         )
         counts[outcome] = counts.get(outcome, 0) + 1
         if outcome != "seen" and exp.tier != tier:

@@ -26,8 +26,9 @@ import math
 import os
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.paths import data_dir
 
@@ -68,7 +69,7 @@ def record_feedback(exp_id: str, verdict: str, note: str = "") -> None:
 def _jsonl(paths: Iterable[Path]) -> Iterable[dict[str, Any]]:
     for path in paths:
         try:
-            fh = open(path, "r", encoding="utf-8", errors="replace")
+            fh = open(path, encoding="utf-8", errors="replace")
         except OSError:
             continue
         with fh:
@@ -116,10 +117,10 @@ def _latency(values: list[float]) -> dict[str, Any]:
     }
 
 
-def compute_stats(ctx: "EngineContext", since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
+def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
     """Every figure ``twiceshy stats`` shows, as a JSON-ready dict."""
-    from twiceshy.brain import judge
     from twiceshy.base.types import Tier
+    from twiceshy.brain import judge
 
     now = time.time() if now is None else now
     cutoff = None if since_s is None else now - since_s

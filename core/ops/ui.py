@@ -73,12 +73,16 @@ def _all_edges(store: Any, ids: list[str]) -> list[dict[str, Any]]:
     unique = {}
     for e in edges:
         if e.get("src") in wanted and e.get("dst") in wanted:
-            unique[(e["src"], e.get("type"), e["dst"])] = {"src": e["src"], "dst": e["dst"], "type": e.get("type"),
-                                                          "weight": e.get("weight", 1.0)}
+            unique[(e["src"], e.get("type"), e["dst"])] = {
+                "src": e["src"],
+                "dst": e["dst"],
+                "type": e.get("type"),
+                "weight": e.get("weight", 1.0),
+            }
     return list(unique.values())
 
 
-def summary(ctx: "EngineContext") -> dict[str, Any]:
+def summary(ctx: EngineContext) -> dict[str, Any]:
     from twiceshy import __version__
     from twiceshy.base.types import Tier
 
@@ -94,11 +98,13 @@ def summary(ctx: "EngineContext") -> dict[str, Any]:
         "lessons": len(exps),
         "tiers": tiers,
         "superseded": sum(1 for e in exps if e.superseded_by),
-        "topics": sorted(({"topic": t, "lessons": n} for t, n in topics.items()), key=lambda d: (-d["lessons"], d["topic"])),
+        "topics": sorted(
+            ({"topic": t, "lessons": n} for t, n in topics.items()), key=lambda d: (-d["lessons"], d["topic"])
+        ),
     }
 
 
-def lessons(ctx: "EngineContext", tier: str | None = None) -> list[dict[str, Any]]:
+def lessons(ctx: EngineContext, tier: str | None = None) -> list[dict[str, Any]]:
     from twiceshy.base.types import Tier
 
     where = {"tier": int(Tier.parse(tier))} if tier else None
@@ -106,7 +112,7 @@ def lessons(ctx: "EngineContext", tier: str | None = None) -> list[dict[str, Any
     return [_lesson(e) for e in exps]
 
 
-def graph(ctx: "EngineContext", exp_id: str | None = None, depth: int = 2) -> dict[str, Any]:
+def graph(ctx: EngineContext, exp_id: str | None = None, depth: int = 2) -> dict[str, Any]:
     """Nodes and typed edges: the whole graph (capped at MAX_NODES, strongest
     tiers first), or the lessons within ``depth`` edges of ``exp_id``."""
     store = ctx.store
@@ -121,8 +127,12 @@ def graph(ctx: "EngineContext", exp_id: str | None = None, depth: int = 2) -> di
             nxt = []
             for node in frontier:
                 for e in store.edges(node):
-                    edges[(e["src"], e["type"], e["dst"])] = {"src": e["src"], "dst": e["dst"], "type": e["type"],
-                                                              "weight": e.get("weight", 1.0)}
+                    edges[(e["src"], e["type"], e["dst"])] = {
+                        "src": e["src"],
+                        "dst": e["dst"],
+                        "type": e["type"],
+                        "weight": e.get("weight", 1.0),
+                    }
                     for other in (e["src"], e["dst"]):
                         if other not in seen and len(seen) < MAX_NODES:
                             seen.add(other)
@@ -130,13 +140,16 @@ def graph(ctx: "EngineContext", exp_id: str | None = None, depth: int = 2) -> di
             frontier = nxt
         exps = store.get_many(sorted(seen))
         present = {e.id for e in exps}
-        return {"root": exp_id, "nodes": [_lesson(e) for e in exps],
-                "edges": [e for e in edges.values() if e["src"] in present and e["dst"] in present]}
+        return {
+            "root": exp_id,
+            "nodes": [_lesson(e) for e in exps],
+            "edges": [e for e in edges.values() if e["src"] in present and e["dst"] in present],
+        }
     exps = sorted(store.all(), key=lambda e: (e.tier, -e.confidence, e.id))[:MAX_NODES]
     return {"root": None, "nodes": [_lesson(e) for e in exps], "edges": _all_edges(store, [e.id for e in exps])}
 
 
-def timeline(ctx: "EngineContext", topic: str) -> list[dict[str, Any]]:
+def timeline(ctx: EngineContext, topic: str) -> list[dict[str, Any]]:
     from twiceshy.learning.evolve import timeline as topic_timeline
 
     return [_lesson(e) for e in topic_timeline(ctx, topic)]
@@ -150,7 +163,7 @@ def timeline(ctx: "EngineContext", topic: str) -> list[dict[str, Any]]:
 class UIServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], ctx: "EngineContext", check_host: bool) -> None:
+    def __init__(self, address: tuple[str, int], ctx: EngineContext, check_host: bool) -> None:
         self.ctx = ctx
         self.check_host = check_host
         self.store_lock = threading.Lock()
@@ -176,9 +189,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy",
-                         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                         "connect-src 'self'; img-src 'self' data:")
+        self.send_header(
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            "connect-src 'self'; img-src 'self' data:",
+        )
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -239,7 +254,7 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = _read_only
 
 
-def make_server(ctx: "EngineContext", host: str = "127.0.0.1", port: int = 0, allow_remote: bool = False) -> UIServer:
+def make_server(ctx: EngineContext, host: str = "127.0.0.1", port: int = 0, allow_remote: bool = False) -> UIServer:
     """A server ready for ``serve_forever()``. ``port=0`` picks a free port (see ``.url``)."""
     loopback = is_loopback(host)
     if not loopback and not allow_remote:
@@ -409,4 +424,14 @@ main();
 """
 
 
-__all__ = ["PAGE", "RemoteBindRefused", "UIServer", "graph", "is_loopback", "lessons", "make_server", "summary", "timeline"]
+__all__ = [
+    "PAGE",
+    "RemoteBindRefused",
+    "UIServer",
+    "graph",
+    "is_loopback",
+    "lessons",
+    "make_server",
+    "summary",
+    "timeline",
+]

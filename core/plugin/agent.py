@@ -14,12 +14,13 @@ it through the ``twiceshy`` entry-point group as ``"pkg.module:plugin"``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
-from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput, TranscriptEntry
+from twiceshy.plugin.hookspecs import hookimpl
 
 
 class AgentPlugin:

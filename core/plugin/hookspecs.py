@@ -21,15 +21,14 @@ plugins still run and the agent is never blocked by the failure (see
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import click
-
-    from twiceshy.engine.context import EngineContext
     from twiceshy.base.types import (
         ContextSection,
         CoreEvent,
@@ -38,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
         NativeOutput,
         TranscriptEntry,
     )
+    from twiceshy.engine.context import EngineContext
 
 PROJECT_NAME = "twiceshy"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -50,7 +50,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookspec
-def pre_tool(event: "CoreEvent", ctx: "EngineContext") -> "Decision | None":
+def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     """Fires before the agent runs a tool (Claude Code PreToolUse and peers).
 
     Receives the translated event (``event.kind == "pre_tool"``). Return a
@@ -63,7 +63,7 @@ def pre_tool(event: "CoreEvent", ctx: "EngineContext") -> "Decision | None":
 
 
 @hookspec
-def post_tool(event: "CoreEvent", ctx: "EngineContext") -> None:
+def post_tool(event: CoreEvent, ctx: EngineContext) -> None:
     """Fires after a tool ran (PostToolUse and peers).
 
     Receives the event with ``tool_output`` and ``success`` filled in when the
@@ -73,7 +73,7 @@ def post_tool(event: "CoreEvent", ctx: "EngineContext") -> None:
 
 
 @hookspec
-def session_start(event: "CoreEvent", ctx: "EngineContext") -> "str | None":
+def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
     """Fires when an agent session starts (or a prompt is submitted).
 
     Return text to add to the model's context for this session, or ``None``.
@@ -83,8 +83,8 @@ def session_start(event: "CoreEvent", ctx: "EngineContext") -> "str | None":
 
 @hookspec
 def session_end(
-    event: "CoreEvent", ctx: "EngineContext", transcript: "list[TranscriptEntry]"
-) -> "list[LessonCandidate] | None":
+    event: CoreEvent, ctx: EngineContext, transcript: list[TranscriptEntry]
+) -> list[LessonCandidate] | None:
     """Fires once when a session ends (SessionEnd / Stop), off the hot path.
 
     Receives the event and the session's transcript already translated by the
@@ -96,8 +96,8 @@ def session_end(
 
 @hookspec
 def render_context(
-    ctx: "EngineContext", agent: str, project: "str | None", budget_tokens: int
-) -> "list[ContextSection] | None":
+    ctx: EngineContext, agent: str, project: str | None, budget_tokens: int
+) -> list[ContextSection] | None:
     """Fires when the context file block or session-start context is built.
 
     Return sections to include; the core orders them by ``priority`` and cuts
@@ -106,7 +106,7 @@ def render_context(
 
 
 @hookspec
-def register_commands(cli: "click.Group") -> None:
+def register_commands(cli: click.Group) -> None:
     """Fires once when the CLI starts. Add click commands to ``cli``."""
 
 
@@ -116,7 +116,7 @@ def register_commands(cli: "click.Group") -> None:
 
 
 @hookspec
-def agent_names() -> "list[str]":
+def agent_names() -> list[str]:
     """Return the agent names this plugin adapts (e.g. ``["claude-code"]``).
 
     Not firstresult: the CLI lists all of them as choices.
@@ -124,7 +124,7 @@ def agent_names() -> "list[str]":
 
 
 @hookspec(firstresult=True)
-def agent_parse_payload(agent: str, native_event: str, payload: "dict[str, Any]") -> "CoreEvent | None":
+def agent_parse_payload(agent: str, native_event: str, payload: dict[str, Any]) -> CoreEvent | None:
     """Translate a native hook payload into a :class:`CoreEvent`.
 
     ``native_event`` is the agent's own event name (e.g. ``PreToolUse``),
@@ -135,7 +135,7 @@ def agent_parse_payload(agent: str, native_event: str, payload: "dict[str, Any]"
 
 
 @hookspec(firstresult=True)
-def agent_format_decision(agent: str, event: "CoreEvent", decision: "Decision") -> "NativeOutput | None":
+def agent_format_decision(agent: str, event: CoreEvent, decision: Decision) -> NativeOutput | None:
     """Turn the merged decision into what the agent expects on stdout/stderr/exit code.
 
     Return ``None`` if ``agent`` is not yours. A silent decision should give
@@ -144,19 +144,19 @@ def agent_format_decision(agent: str, event: "CoreEvent", decision: "Decision") 
 
 
 @hookspec(firstresult=True)
-def agent_settings_file(agent: str, scope: str, project_dir: Path) -> "Path | None":
+def agent_settings_file(agent: str, scope: str, project_dir: Path) -> Path | None:
     """Where the agent reads its hook settings for ``scope`` ("user" or "project")."""
 
 
 @hookspec(firstresult=True)
-def agent_context_file(agent: str, project_dir: Path) -> "Path | None":
+def agent_context_file(agent: str, project_dir: Path) -> Path | None:
     """The file the agent reads as standing instructions (CLAUDE.md, AGENTS.md …)."""
 
 
 @hookspec(firstresult=True)
 def agent_install_hooks(
-    agent: str, settings: "dict[str, Any]", hook_command: "Callable[[str], str]"
-) -> "dict[str, Any] | None":
+    agent: str, settings: dict[str, Any], hook_command: Callable[[str], str]
+) -> dict[str, Any] | None:
     """Return ``settings`` with twiceshy's hook entries merged in.
 
     ``hook_command(native_event)`` gives the shell command for one event.
@@ -166,12 +166,12 @@ def agent_install_hooks(
 
 
 @hookspec(firstresult=True)
-def agent_uninstall_hooks(agent: str, settings: "dict[str, Any]") -> "dict[str, Any] | None":
+def agent_uninstall_hooks(agent: str, settings: dict[str, Any]) -> dict[str, Any] | None:
     """Return ``settings`` with only twiceshy's hook entries removed."""
 
 
 @hookspec(firstresult=True)
-def agent_install_notes(agent: str, scope: str, project_dir: Path) -> "list[str] | None":
+def agent_install_notes(agent: str, scope: str, project_dir: Path) -> list[str] | None:
     """What the user must still do by hand after install (e.g. trust the hooks).
 
     Fires after a successful ``twiceshy install``; each line is printed as a
@@ -180,5 +180,5 @@ def agent_install_notes(agent: str, scope: str, project_dir: Path) -> "list[str]
 
 
 @hookspec(firstresult=True)
-def agent_read_transcript(agent: str, path: Path) -> "list[TranscriptEntry] | None":
+def agent_read_transcript(agent: str, path: Path) -> list[TranscriptEntry] | None:
     """Read the agent's session log at ``path`` into transcript entries."""

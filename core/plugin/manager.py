@@ -11,12 +11,12 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pluggy
-
-from twiceshy.plugin import hookspecs
 from twiceshy.base.errorlog import record_error
+from twiceshy.plugin import hookspecs
 
 log = logging.getLogger("twiceshy.plugin.manager")
 

@@ -30,8 +30,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from twiceshy.learning.review import HOLD_TAG as REVIEW_HOLD
 from twiceshy.base.types import CoreEvent, Experience, LessonMatch
+from twiceshy.learning.review import HOLD_TAG as REVIEW_HOLD
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -66,7 +66,26 @@ _TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _EXT = re.compile(r"\.([A-Za-z0-9]{1,6})\b")
 _SEGMENT = re.compile(r"&&|\|\||[;|\n]")
 _PREFIXES = {"sudo", "env", "time", "nohup", "exec", "command", "xargs"}
-_STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "is", "it", "be", "run", "use", "not", "do"}
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "to",
+    "of",
+    "and",
+    "or",
+    "in",
+    "on",
+    "for",
+    "with",
+    "is",
+    "it",
+    "be",
+    "run",
+    "use",
+    "not",
+    "do",
+}
 
 
 def tokens(text: str) -> set[str]:
@@ -147,7 +166,7 @@ def event_project(event: CoreEvent) -> str | None:
 
 
 def score_parts(
-    ctx: "EngineContext", exp: Experience, action_langs: set[str], project: str | None, now: float
+    ctx: EngineContext, exp: Experience, action_langs: set[str], project: str | None, now: float
 ) -> dict[str, float]:
     """The weighted adjustments for one lesson (each 0 for a neutral lesson)."""
     w = ctx.config["ranking"]
@@ -172,7 +191,7 @@ def score_parts(
 
 
 def rank(
-    ctx: "EngineContext",
+    ctx: EngineContext,
     event: CoreEvent,
     hits: list[tuple[Experience, float]],
     now: float | None = None,
@@ -206,7 +225,7 @@ FILTER_SYSTEM = (
     "Reply with the numbers of the lessons that apply, comma-separated, or the word none."
 )
 
-_cache: "OrderedDict[tuple[str, tuple[str, ...]], list[str]]" = OrderedDict()
+_cache: OrderedDict[tuple[str, tuple[str, ...]], list[str]] = OrderedDict()
 _cache_lock = threading.Lock()
 _CACHE_SIZE = 256
 
@@ -245,7 +264,7 @@ def parse_numbers(answer: str | None, n: int) -> list[int] | None:
     return None
 
 
-def llm_filter(ctx: "EngineContext", event: CoreEvent, candidates: list[Candidate]) -> list[Candidate]:
+def llm_filter(ctx: EngineContext, event: CoreEvent, candidates: list[Candidate]) -> list[Candidate]:
     """Keep the candidates the model says apply, in heuristic order.
 
     Returns ``candidates`` unchanged when no model is configured, the filter

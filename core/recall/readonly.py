@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from twiceshy.base.types import CoreEvent
@@ -95,7 +96,25 @@ _SUBCOMMAND_READERS: dict[str, frozenset[str]] = {
 _WRAPPERS = frozenset({"time", "nice", "nohup", "command", "builtin", "exec"})
 
 # xargs options that take a separate value.
-_XARGS_WITH_VALUE = frozenset({"-I", "-i", "-n", "-P", "-L", "-l", "-d", "-s", "-E", "-e", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs"})
+_XARGS_WITH_VALUE = frozenset(
+    {
+        "-I",
+        "-i",
+        "-n",
+        "-P",
+        "-L",
+        "-l",
+        "-d",
+        "-s",
+        "-E",
+        "-e",
+        "-a",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+    }
+)
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # A redirection target that writes nothing: /dev/null or an fd duplicate.
@@ -262,7 +281,9 @@ def _simple_read_only(words: list[str]) -> bool:
     if name == "sed":
         if any(a.startswith("-i") or a.startswith("--in-place") for a in args):
             return False
-        scripts = [a for a in args if not a.startswith("-")][:1] + [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
+        scripts = [a for a in args if not a.startswith("-")][:1] + [
+            args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-e", "--expression")
+        ]
         return not any(_SED_WRITES.search(s) for s in scripts)
     if name in ("sort",):
         return not any(a.startswith("-o") or a.startswith("--output") for a in args)
@@ -314,14 +335,40 @@ def _git_read_only(args: list[str]) -> bool:
     if sub in GIT_READERS:
         return True
     if sub == "branch":
-        listing = {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--sort", "--color", "--no-color", "--column", "--no-column"}
+        listing = {
+            "-a",
+            "--all",
+            "-r",
+            "--remotes",
+            "-v",
+            "-vv",
+            "--verbose",
+            "--list",
+            "-l",
+            "--show-current",
+            "--merged",
+            "--no-merged",
+            "--contains",
+            "--no-contains",
+            "--sort",
+            "--color",
+            "--no-color",
+            "--column",
+            "--no-column",
+        }
         flags = [a for a in rest if a.startswith("-")]
         if not all(f.split("=")[0] in listing for f in flags):
             return False
         # positionals are only allowed as patterns after --list / -l or as refs after --contains/--merged
-        return not _positional(rest) or any(f in ("--list", "-l", "--contains", "--merged", "--no-merged", "--no-contains") for f in flags)
+        return not _positional(rest) or any(
+            f in ("--list", "-l", "--contains", "--merged", "--no-merged", "--no-contains") for f in flags
+        )
     if sub == "tag":
-        return not rest or any(a in ("-l", "--list") for a in rest) and not any(a in ("-d", "--delete", "-a", "-s", "-f") for a in rest)
+        return (
+            not rest
+            or any(a in ("-l", "--list") for a in rest)
+            and not any(a in ("-d", "--delete", "-a", "-s", "-f") for a in rest)
+        )
     if sub == "remote":
         return not rest or rest[0] in ("-v", "--verbose", "show", "get-url")
     if sub == "stash":
@@ -358,7 +405,7 @@ def is_read_only(command: str) -> bool:
         return False
 
 
-def is_read_only_event(event: "CoreEvent") -> bool:
+def is_read_only_event(event: CoreEvent) -> bool:
     """True for a pre-tool event that cannot mutate: a read-only tool, or a
     shell command that :func:`is_read_only` accepts."""
     command = event.command

@@ -49,7 +49,6 @@ Context file: ``CLAUDE.md`` at the project root (user-wide:
 
 from __future__ import annotations
 
-
 from twiceshy.plugin.agent import AgentPlugin
 from twiceshy.plugins.claude_code import adapter, transcript
 from twiceshy.plugins.claude_code import settings as cc_settings

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from twiceshy.plugin.payload import hook_event, text_field
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.payload import hook_event, text_field
 
 AGENT = "claude-code"
 
@@ -30,7 +30,6 @@ EVENT_KINDS: dict[str, str] = {
 CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "UserPromptSubmit"})
 
 MAX_OUTPUT_CHARS = 20_000
-
 
 
 def tool_output_text(response: Any, limit: int = MAX_OUTPUT_CHARS) -> str | None:
@@ -106,7 +105,9 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
         event.tool_output = tool_output_text(response)
         event.success = tool_success(response)
     elif event_name == "PostToolUseFailure":
-        event.tool_output = (text_field(payload, "error") or tool_output_text(payload.get("tool_response")) or "")[:MAX_OUTPUT_CHARS]
+        event.tool_output = (text_field(payload, "error") or tool_output_text(payload.get("tool_response")) or "")[
+            :MAX_OUTPUT_CHARS
+        ]
         event.success = False
     elif kind == "prompt":
         event.prompt = text_field(payload, "prompt")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 

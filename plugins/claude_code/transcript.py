@@ -113,7 +113,9 @@ def _assistant_entries(content: Any, stamp: str) -> list[TranscriptEntry]:
             continue
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-            out.append(TranscriptEntry(role="assistant", source="assistant", text=block["text"][:MAX_TEXT], timestamp=stamp))
+            out.append(
+                TranscriptEntry(role="assistant", source="assistant", text=block["text"][:MAX_TEXT], timestamp=stamp)
+            )
         elif kind in ("tool_use", "server_tool_use"):
             tool_input = block.get("input")
             if not isinstance(tool_input, dict):

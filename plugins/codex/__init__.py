@@ -58,7 +58,6 @@ Transcript: :mod:`.transcript`. Context file: ``AGENTS.md``.
 
 from __future__ import annotations
 
-
 from twiceshy.plugin.agent import AgentPlugin
 from twiceshy.plugins.codex import adapter, transcript
 from twiceshy.plugins.codex import settings as codex_settings

@@ -10,8 +10,8 @@ import json
 import re
 from typing import Any
 
-from twiceshy.plugin.payload import hook_event, json_output, text_field
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.payload import hook_event, json_output, text_field
 
 AGENT = "codex"
 
@@ -35,7 +35,6 @@ MAX_OUTPUT_CHARS = 20_000
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
 _EXIT_CODE = re.compile(r"(?:Process exited with code|exit code:?|Exit code:?)\s*(-?\d+)", re.IGNORECASE)
-
 
 
 def patch_paths(patch: str) -> list[str]:

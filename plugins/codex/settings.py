@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
@@ -79,7 +80,7 @@ def hooks_disabled_in(config_text: str) -> bool:
     match = _FEATURES_TABLE.search(config_text)
     if not match:
         return bool(re.search(r"^\s*features\.(?:codex_hooks|hooks)\s*=\s*false\b", config_text, re.MULTILINE))
-    rest = config_text[match.end():]
+    rest = config_text[match.end() :]
     nxt = _TABLE.search(rest)
     body = rest[: nxt.start()] if nxt else rest
     return bool(_FEATURE_OFF.search(body))

@@ -172,7 +172,9 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
         return []
     records = _read_lines(path)
     typed_mode = any(
-        r.get("type") == "event_msg" and isinstance(r.get("payload"), dict) and _typed_user_text(r["payload"]) is not None
+        r.get("type") == "event_msg"
+        and isinstance(r.get("payload"), dict)
+        and _typed_user_text(r["payload"]) is not None
         for r in records
     )
     entries: list[TranscriptEntry] = []
@@ -200,7 +202,11 @@ def _response_item(payload: dict[str, Any], stamp: str, typed_mode: bool) -> lis
         role = payload.get("role")
         if role == "assistant":
             text = "\n".join(t for t, _ in _texts(payload.get("content"), ("output_text", "text")))
-            return [TranscriptEntry(role="assistant", source="assistant", text=text[:MAX_TEXT], timestamp=stamp)] if text.strip() else []
+            return (
+                [TranscriptEntry(role="assistant", source="assistant", text=text[:MAX_TEXT], timestamp=stamp)]
+                if text.strip()
+                else []
+            )
         if role == "user" and not typed_mode:
             blocks = _texts(payload.get("content"), ("input_text", "text"))
             provenance = _provenance_types(payload)
@@ -212,14 +218,20 @@ def _response_item(payload: dict[str, Any], stamp: str, typed_mode: bool) -> lis
                     continue
                 kept.append(text)
             text = "\n".join(kept)
-            return [TranscriptEntry(role="user", source="user", text=text[:MAX_TEXT], timestamp=stamp)] if text.strip() else []
+            return (
+                [TranscriptEntry(role="user", source="user", text=text[:MAX_TEXT], timestamp=stamp)]
+                if text.strip()
+                else []
+            )
         return []  # developer / system messages (instructions, hook context) are not anyone's words
     call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else ""
     if kind == "function_call" or kind == "custom_tool_call":
         name = payload.get("name") if isinstance(payload.get("name"), str) else ""
         if kind == "custom_tool_call":
             raw_input: Any = payload.get("input")
-            tool_input = normalise_tool_input(name, {"command": raw_input}) if name == "apply_patch" else {"input": raw_input}
+            tool_input = (
+                normalise_tool_input(name, {"command": raw_input}) if name == "apply_patch" else {"input": raw_input}
+            )
         else:
             args = _parse_args(payload.get("arguments"))
             if name in SHELL_TOOLS:
@@ -228,19 +240,50 @@ def _response_item(payload: dict[str, Any], stamp: str, typed_mode: bool) -> lis
                 tool_input = normalise_tool_input(name, {"command": args.get("input", args.get("patch", ""))})
             else:
                 tool_input = args
-        return [TranscriptEntry(role="assistant", source="tool_call", tool_name=name, tool_input=tool_input, tool_use_id=call_id, timestamp=stamp)]
+        return [
+            TranscriptEntry(
+                role="assistant",
+                source="tool_call",
+                tool_name=name,
+                tool_input=tool_input,
+                tool_use_id=call_id,
+                timestamp=stamp,
+            )
+        ]
     if kind == "local_shell_call":
         action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
         return [
             TranscriptEntry(
-                role="assistant", source="tool_call", tool_name="Bash", tool_input=_shell_input("local_shell", action),
-                tool_use_id=call_id or str(payload.get("id") or ""), timestamp=stamp,
+                role="assistant",
+                source="tool_call",
+                tool_name="Bash",
+                tool_input=_shell_input("local_shell", action),
+                tool_use_id=call_id or str(payload.get("id") or ""),
+                timestamp=stamp,
             )
         ]
     if kind == "web_search_call":
         action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
-        return [TranscriptEntry(role="assistant", source="tool_call", tool_name="web_search", tool_input=action, tool_use_id=call_id, timestamp=stamp)]
+        return [
+            TranscriptEntry(
+                role="assistant",
+                source="tool_call",
+                tool_name="web_search",
+                tool_input=action,
+                tool_use_id=call_id,
+                timestamp=stamp,
+            )
+        ]
     if kind in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
         text, is_error = _output_text(payload.get("output"))
-        return [TranscriptEntry(role="tool", source="tool_result", text=text[:MAX_TEXT], tool_use_id=call_id, is_error=is_error, timestamp=stamp)]
+        return [
+            TranscriptEntry(
+                role="tool",
+                source="tool_result",
+                text=text[:MAX_TEXT],
+                tool_use_id=call_id,
+                is_error=is_error,
+                timestamp=stamp,
+            )
+        ]
     return []

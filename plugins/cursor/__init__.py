@@ -58,9 +58,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from twiceshy.base.types import CoreEvent
 from twiceshy.plugin.agent import AgentPlugin
 from twiceshy.plugin.hookspecs import hookimpl
-from twiceshy.base.types import CoreEvent
 from twiceshy.plugins.cursor import adapter, compat, transcript
 from twiceshy.plugins.cursor import settings as cursor_settings
 
@@ -76,7 +76,9 @@ def parse_compat(native_event: str, payload: dict[str, Any]) -> CoreEvent | None
     Code plugin then reads it as its own).
     """
     name = payload.get("hook_event_name")
-    cursor_event = name if isinstance(name, str) and name in adapter.EVENT_KINDS else compat.CLAUDE_TO_CURSOR.get(native_event)
+    cursor_event = (
+        name if isinstance(name, str) and name in adapter.EVENT_KINDS else compat.CLAUDE_TO_CURSOR.get(native_event)
+    )
     if cursor_event is None:
         return None
     tool_name = payload.get("tool_name") if isinstance(payload.get("tool_name"), str) else ""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from twiceshy.plugin.payload import hook_event, json_output, text_field
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.payload import hook_event, json_output, text_field
 
 AGENT = "cursor"
 
@@ -43,7 +43,6 @@ SHELL_TOOL = "Shell"
 EDIT_TOOL = "Edit"
 MAX_OUTPUT_CHARS = 20_000
 USER_MESSAGE_CHARS = 400
-
 
 
 def session_id_of(payload: dict[str, Any]) -> str:
@@ -187,9 +186,17 @@ def format_decision(event: CoreEvent, decision: Decision) -> NativeOutput:
         if decision.action == "deny":
             reason = decision.reason.strip() or "Blocked by twiceshy."
             agent_message = f"{reason}\n\n{decision.context}" if decision.context else reason
-            return json_output({"permission": "deny", "user_message": f"twiceshy blocked this: {_short(reason)}", "agent_message": agent_message})
+            return json_output(
+                {
+                    "permission": "deny",
+                    "user_message": f"twiceshy blocked this: {_short(reason)}",
+                    "agent_message": agent_message,
+                }
+            )
         if decision.context:
-            return json_output({"user_message": f"twiceshy: {_short(decision.context)}", "agent_message": decision.context})
+            return json_output(
+                {"user_message": f"twiceshy: {_short(decision.context)}", "agent_message": decision.context}
+            )
         return NativeOutput()
     if name in CONTEXT_EVENTS:
         text = decision.context or (decision.reason if decision.action == "deny" else "")

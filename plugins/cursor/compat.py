@@ -59,7 +59,19 @@ CLAUDE_TO_CURSOR: dict[str, str] = {
 }
 
 SHELL_TOOLS = frozenset({"shell", "bash", "run_terminal_cmd", "terminal", "run_terminal_command"})
-EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "edit_file", "write_file", "search_replace", "strreplace", "str_replace", "apply_patch"})
+EDIT_TOOLS = frozenset(
+    {
+        "edit",
+        "write",
+        "multiedit",
+        "edit_file",
+        "write_file",
+        "search_replace",
+        "strreplace",
+        "str_replace",
+        "apply_patch",
+    }
+)
 
 _MARKERS = ("cursor_version", "workspace_roots")
 
@@ -91,9 +103,13 @@ def native_twins(claude_event: str, tool_name: str) -> tuple[str, ...]:
     """The Cursor-native events that already cover a compat fire of ``claude_event``."""
     family = _tool_family(tool_name)
     if claude_event == "PreToolUse":
-        return {"shell": ("beforeShellExecution", "preToolUse"), "mcp": ("beforeMCPExecution", "preToolUse")}.get(family, ("preToolUse",))
+        return {"shell": ("beforeShellExecution", "preToolUse"), "mcp": ("beforeMCPExecution", "preToolUse")}.get(
+            family, ("preToolUse",)
+        )
     if claude_event in ("PostToolUse", "PostToolUseFailure"):
-        twins = {"shell": ("afterShellExecution",), "mcp": ("afterMCPExecution",), "edit": ("afterFileEdit",)}.get(family, ())
+        twins = {"shell": ("afterShellExecution",), "mcp": ("afterMCPExecution",), "edit": ("afterFileEdit",)}.get(
+            family, ()
+        )
         return twins + (CLAUDE_TO_CURSOR[claude_event],)
     twin = CLAUDE_TO_CURSOR.get(claude_event)
     return (twin,) if twin else ()
@@ -146,7 +162,9 @@ class InstalledNative:
 INSTALLED = InstalledNative()
 
 
-def is_duplicate(claude_event: str, tool_name: str, payload: dict[str, Any], installed: InstalledNative = INSTALLED) -> bool:
+def is_duplicate(
+    claude_event: str, tool_name: str, payload: dict[str, Any], installed: InstalledNative = INSTALLED
+) -> bool:
     """Whether a compat fire is already handled by one of our native Cursor hooks."""
     twins = native_twins(claude_event, tool_name)
     return bool(twins) and bool(installed.events_for(payload) & set(twins))

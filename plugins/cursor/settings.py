@@ -8,8 +8,9 @@ Cursor's hooks file is flat, not Claude-shaped::
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.ops.install import InstallError, is_our_command, remove_flat_hooks
 

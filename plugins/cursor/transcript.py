@@ -36,7 +36,9 @@ from twiceshy.base.types import TranscriptEntry
 MAX_TEXT = 20_000
 
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
-_CONTEXT_TAG = re.compile(r"^\s*<(attached_files|system_reminder|system-reminder|open_and_recently_viewed_files|additional_data|user_info|rules|project_layout|manually_attached_skills|git_status)\b")
+_CONTEXT_TAG = re.compile(
+    r"^\s*<(attached_files|system_reminder|system-reminder|open_and_recently_viewed_files|additional_data|user_info|rules|project_layout|manually_attached_skills|git_status)\b"
+)
 _SECTION = re.compile(r"^(user|assistant):\s*$", re.MULTILINE)
 
 
@@ -66,7 +68,11 @@ def _from_record(record: dict[str, Any]) -> list[TranscriptEntry]:
     stamp = str(record.get("timestamp") or "")
     if role not in ("user", "assistant"):
         return []
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (content if isinstance(content, list) else [])
+    blocks = (
+        [{"type": "text", "text": content}]
+        if isinstance(content, str)
+        else (content if isinstance(content, list) else [])
+    )
     out: list[TranscriptEntry] = []
     for block in blocks:
         if not isinstance(block, dict):
@@ -78,11 +84,27 @@ def _from_record(record: dict[str, Any]) -> list[TranscriptEntry]:
                 out.append(TranscriptEntry(role=role, source=role, text=text[:MAX_TEXT], timestamp=stamp))
         elif kind == "tool_use":
             tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
-            out.append(TranscriptEntry(role="assistant", source="tool_call", tool_name=str(block.get("name") or ""),
-                                       tool_input=tool_input, tool_use_id=str(block.get("id") or ""), timestamp=stamp))
+            out.append(
+                TranscriptEntry(
+                    role="assistant",
+                    source="tool_call",
+                    tool_name=str(block.get("name") or ""),
+                    tool_input=tool_input,
+                    tool_use_id=str(block.get("id") or ""),
+                    timestamp=stamp,
+                )
+            )
         elif kind == "tool_result":
-            out.append(TranscriptEntry(role="tool", source="tool_result", text=_result_text(block.get("content"))[:MAX_TEXT],
-                                       tool_use_id=str(block.get("tool_use_id") or ""), is_error=block.get("is_error") is True, timestamp=stamp))
+            out.append(
+                TranscriptEntry(
+                    role="tool",
+                    source="tool_result",
+                    text=_result_text(block.get("content"))[:MAX_TEXT],
+                    tool_use_id=str(block.get("tool_use_id") or ""),
+                    is_error=block.get("is_error") is True,
+                    timestamp=stamp,
+                )
+            )
     return out
 
 
@@ -90,7 +112,7 @@ def _from_plain_text(text: str) -> list[TranscriptEntry]:
     entries: list[TranscriptEntry] = []
     marks = list(_SECTION.finditer(text))
     for index, mark in enumerate(marks):
-        body = text[mark.end(): marks[index + 1].start() if index + 1 < len(marks) else len(text)]
+        body = text[mark.end() : marks[index + 1].start() if index + 1 < len(marks) else len(text)]
         if mark.group(1) == "user":
             typed = _user_text(body.strip())
             if typed.strip():
@@ -104,15 +126,31 @@ def _from_plain_text(text: str) -> list[TranscriptEntry]:
         def flush() -> None:
             nonlocal block, block_kind
             if block_kind == "call":
-                entries.append(TranscriptEntry(role="assistant", source="tool_call", tool_name=tool, tool_input={"text": "\n".join(block).strip()}))
+                entries.append(
+                    TranscriptEntry(
+                        role="assistant",
+                        source="tool_call",
+                        tool_name=tool,  # noqa: B023  (flush runs inside the iteration that set it)
+                        tool_input={"text": "\n".join(block).strip()},
+                    )
+                )
             elif block_kind == "result":
-                entries.append(TranscriptEntry(role="tool", source="tool_result", tool_name=tool, text="\n".join(block).strip()[:MAX_TEXT]))
+                entries.append(
+                    TranscriptEntry(
+                        role="tool",
+                        source="tool_result",
+                        tool_name=tool,  # noqa: B023
+                        text="\n".join(block).strip()[:MAX_TEXT],
+                    )
+                )
             block, block_kind = [], ""
 
         for line in body.splitlines():
             if line.startswith("[Tool call]") or line.startswith("[Tool result]"):
                 if words and not block_kind:
-                    entries.append(TranscriptEntry(role="assistant", source="assistant", text="\n".join(words).strip()[:MAX_TEXT]))
+                    entries.append(
+                        TranscriptEntry(role="assistant", source="assistant", text="\n".join(words).strip()[:MAX_TEXT])
+                    )
                     words = []
                 flush()
                 block_kind = "call" if line.startswith("[Tool call]") else "result"
@@ -125,7 +163,9 @@ def _from_plain_text(text: str) -> list[TranscriptEntry]:
                 words.append(line)
         flush()
         if "\n".join(words).strip():
-            entries.append(TranscriptEntry(role="assistant", source="assistant", text="\n".join(words).strip()[:MAX_TEXT]))
+            entries.append(
+                TranscriptEntry(role="assistant", source="assistant", text="\n".join(words).strip()[:MAX_TEXT])
+            )
     return entries
 
 
@@ -134,7 +174,7 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     lines = [line for line in text.splitlines() if line.strip()]
     records = []
-    for number, line in enumerate(lines, 1):
+    for line in lines:
         try:
             record = json.loads(line)
         except ValueError:

@@ -56,7 +56,6 @@ Transcript: :mod:`.transcript`. Context file: ``GEMINI.md`` (or the name in
 
 from __future__ import annotations
 
-
 from twiceshy.plugin.agent import AgentPlugin
 from twiceshy.plugins.gemini import adapter, transcript
 from twiceshy.plugins.gemini import settings as gemini_settings

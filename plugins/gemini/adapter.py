@@ -22,8 +22,8 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from twiceshy.plugin.payload import hook_event, json_output, text_field
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.plugin.payload import hook_event, json_output, text_field
 
 AGENT = "gemini"
 
@@ -96,7 +96,6 @@ class PendingWarnings:
 
 
 PENDING = PendingWarnings()
-
 
 
 def _parts_text(value: Any) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
@@ -67,7 +68,9 @@ def context_file(project_dir: Path) -> Path:
     project's or the user's settings (project wins), so we write the file
     Gemini actually loads."""
     project_dir = Path(project_dir)
-    name = _configured_name(settings_file("project", project_dir)) or _configured_name(settings_file("user", project_dir))
+    name = _configured_name(settings_file("project", project_dir)) or _configured_name(
+        settings_file("user", project_dir)
+    )
     return project_dir / (name or DEFAULT_CONTEXT_FILE)
 
 
@@ -93,5 +96,7 @@ def install_notes(scope: str, project_dir: Path) -> list[str]:
         "(automation: GEMINI_CLI_TRUST_WORKSPACE=true).",
     ]
     if scope == "project":
-        notes.append("Project hooks are fingerprinted: Gemini warns once before running them (and again if the command changes).")
+        notes.append(
+            "Project hooks are fingerprinted: Gemini warns once before running them (and again if the command changes)."
+        )
     return notes

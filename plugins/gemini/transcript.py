@@ -99,7 +99,9 @@ def _load_messages(path: Path) -> list[dict[str, Any]]:
         elif isinstance(record.get("id"), str):
             messages[record["id"]] = record  # dict keeps the first insertion's position
         elif isinstance(record.get("$set"), dict) and isinstance(record["$set"].get("messages"), list):
-            messages = {m["id"]: m for m in record["$set"]["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)}
+            messages = {
+                m["id"]: m for m in record["$set"]["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)
+            }
         elif isinstance(record.get("messages"), list) and isinstance(record.get("sessionId"), str):
             for m in record["messages"]:
                 if isinstance(m, dict) and isinstance(m.get("id"), str):
@@ -143,10 +145,17 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
                         continue  # already read from the gemini turn's toolCalls
                     seen_results.add(rid)
                     text, is_error = _response_text(response)
-                    entries.append(TranscriptEntry(
-                        role="tool", source="tool_result", text=text[:MAX_TEXT],
-                        tool_name=str(response.get("name") or ""), tool_use_id=rid, is_error=is_error, timestamp=stamp,
-                    ))
+                    entries.append(
+                        TranscriptEntry(
+                            role="tool",
+                            source="tool_result",
+                            text=text[:MAX_TEXT],
+                            tool_name=str(response.get("name") or ""),
+                            tool_use_id=rid,
+                            is_error=is_error,
+                            timestamp=stamp,
+                        )
+                    )
                 continue
             typed = message.get("displayContent")
             text = _typed_text(typed if typed is not None else content)
@@ -156,7 +165,9 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
         elif kind == "gemini":
             text = _parts_text(content)
             if text.strip():
-                entries.append(TranscriptEntry(role="assistant", source="assistant", text=text[:MAX_TEXT], timestamp=stamp))
+                entries.append(
+                    TranscriptEntry(role="assistant", source="assistant", text=text[:MAX_TEXT], timestamp=stamp)
+                )
             calls = message.get("toolCalls")
             for call in calls if isinstance(calls, list) else []:
                 if not isinstance(call, dict):
@@ -164,10 +175,16 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
                 cid = call.get("id") if isinstance(call.get("id"), str) else ""
                 args = call.get("args") if isinstance(call.get("args"), dict) else {}
                 name = str(call.get("name") or "")
-                entries.append(TranscriptEntry(
-                    role="assistant", source="tool_call", tool_name=name, tool_input=args,
-                    tool_use_id=cid, timestamp=str(call.get("timestamp") or stamp),
-                ))
+                entries.append(
+                    TranscriptEntry(
+                        role="assistant",
+                        source="tool_call",
+                        tool_name=name,
+                        tool_input=args,
+                        tool_use_id=cid,
+                        timestamp=str(call.get("timestamp") or stamp),
+                    )
+                )
                 result = call.get("result")
                 if result is None and call.get("resultDisplay") is None:
                     continue
@@ -177,15 +194,24 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
                     text_out = "\n".join(t for t, _ in texts)
                     is_error = any(e for _, e in texts)
                 else:
-                    text_out = _parts_text(result) or (call["resultDisplay"] if isinstance(call.get("resultDisplay"), str) else "")
+                    text_out = _parts_text(result) or (
+                        call["resultDisplay"] if isinstance(call.get("resultDisplay"), str) else ""
+                    )
                     is_error = False
                 exit_code = _EXIT_CODE.search(text_out)
                 if call.get("status") in ("error", "cancelled") or (exit_code and int(exit_code.group(1)) != 0):
                     is_error = True
                 seen_results.add(cid)
-                entries.append(TranscriptEntry(
-                    role="tool", source="tool_result", text=text_out[:MAX_TEXT], tool_name=name,
-                    tool_use_id=cid, is_error=is_error, timestamp=str(call.get("timestamp") or stamp),
-                ))
+                entries.append(
+                    TranscriptEntry(
+                        role="tool",
+                        source="tool_result",
+                        text=text_out[:MAX_TEXT],
+                        tool_name=name,
+                        tool_use_id=cid,
+                        is_error=is_error,
+                        timestamp=str(call.get("timestamp") or stamp),
+                    )
+                )
         # info / error / warning records are the CLI's own messages: skipped.
     return entries

@@ -44,7 +44,9 @@ def installed_version(name: str) -> str | None:
     if not path.exists():
         return None
     try:
-        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [str(path), "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -57,7 +59,9 @@ def install() -> None:
         sys.exit("npm not found: the end-to-end tests need Node 20+ and npm")
     specs = [f"{pkg}@{ver}" for pkg, ver in PACKAGES.values()]
     PREFIX.mkdir(parents=True, exist_ok=True)
-    subprocess.run([npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--save-exact", *specs], check=True)
+    subprocess.run(
+        [npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--save-exact", *specs], check=True
+    )
     # Claude Code's postinstall copies the native binary over a stub; if npm
     # skipped install scripts, run it by hand.
     if installed_version("claude") is None:

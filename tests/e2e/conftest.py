@@ -65,12 +65,18 @@ class Twiceshy:
     def __call__(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
             [sys.executable, "-m", "twiceshy", *args],
-            cwd=cwd, env=self.env, capture_output=True, text=True, timeout=TWICESHY_TIMEOUT_S,
+            cwd=cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=TWICESHY_TIMEOUT_S,
             stdin=subprocess.DEVNULL,
         )
         if check and proc.returncode != 0:
-            pytest.fail(f"`twiceshy {' '.join(args)}` exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}",
-                        pytrace=False)
+            pytest.fail(
+                f"`twiceshy {' '.join(args)}` exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}",
+                pytrace=False,
+            )
         return proc
 
     def lessons(self, cwd: Path | None = None) -> list[dict[str, Any]]:
@@ -107,8 +113,9 @@ def stop_engine(runner: Twiceshy, home: Path) -> None:
 
 def run_cli(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run an agent CLI headless; stdin is /dev/null so none waits for input."""
-    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, stdin=subprocess.DEVNULL
+    )
 
 
 def request_text(body: Any) -> str:

@@ -75,6 +75,14 @@ def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> sub
     rest = existing.split(marker, 1)[1] if marker in existing else existing
     config.write_text(ours + marker + rest)
     env = base_env(home) | {"CODEX_HOME": str(chome), "FAKE_OPENAI_KEY": "dummy"}
-    argv = [str(require_cli("codex")), "exec", "--skip-git-repo-check", "--json",
-            "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--trust", prompt]
+    argv = [
+        str(require_cli("codex")),
+        "exec",
+        "--skip-git-repo-check",
+        "--json",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--dangerously-bypass-hook-trust",
+        "--trust",
+        prompt,
+    ]
     return run_cli(argv, project, env)

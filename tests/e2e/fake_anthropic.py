@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 try:  # imported as tests.e2e.fake_anthropic or run as a script
     from .fake_base import FakeServer, Reply
@@ -91,8 +92,14 @@ class FakeAnthropic(FakeServer):
         if method == "POST" and route.endswith("/v1/messages"):
             return self._message(body if isinstance(body, dict) else {})
         if route.endswith("/v1/models"):
-            return Reply(json_body={"data": [{"type": "model", "id": "claude-sonnet-4-5", "display_name": "fake"}],
-                                    "has_more": False, "first_id": None, "last_id": None})
+            return Reply(
+                json_body={
+                    "data": [{"type": "model", "id": "claude-sonnet-4-5", "display_name": "fake"}],
+                    "has_more": False,
+                    "first_id": None,
+                    "last_id": None,
+                }
+            )
         return Reply(json_body={})
 
     def _blocks(self, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -114,25 +121,91 @@ class FakeAnthropic(FakeServer):
         msg_id = f"msg_fake{next(_ids):04d}"
         usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         if not body.get("stream"):
-            return Reply(json_body={"id": msg_id, "type": "message", "role": "assistant", "model": model,
-                                    "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": usage})
-        events: list[tuple[str, Any]] = [("message_start", {"type": "message_start", "message": {
-            "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}})]
+            return Reply(
+                json_body={
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": blocks,
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                }
+            )
+        events: list[tuple[str, Any]] = [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": msg_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {**usage, "output_tokens": 1},
+                    },
+                },
+            )
+        ]
         for i, block in enumerate(blocks):
             if block["type"] == "text":
-                events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                       "content_block": {"type": "text", "text": ""}}))
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                       "delta": {"type": "text_delta", "text": block["text"]}}))
+                events.append(
+                    (
+                        "content_block_start",
+                        {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
+                    )
+                )
+                events.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "text_delta", "text": block["text"]},
+                        },
+                    )
+                )
             else:
-                events.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
-                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}))
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
-                    "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
+                events.append(
+                    (
+                        "content_block_start",
+                        {
+                            "type": "content_block_start",
+                            "index": i,
+                            "content_block": {
+                                "type": "tool_use",
+                                "id": block["id"],
+                                "name": block["name"],
+                                "input": {},
+                            },
+                        },
+                    )
+                )
+                events.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                        },
+                    )
+                )
             events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-        events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                         "usage": {"output_tokens": 5}}))
+        events.append(
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            )
+        )
         events.append(("message_stop", {"type": "message_stop"}))
         return Reply(sse=events)
 

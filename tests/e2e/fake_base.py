@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 
 class Reply:
@@ -57,7 +58,7 @@ class FakeServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "FakeServer":
+    def start(self) -> FakeServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -115,7 +116,7 @@ class FakeServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "FakeServer":
+    def __enter__(self) -> FakeServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

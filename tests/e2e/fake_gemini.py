@@ -10,7 +10,8 @@ requests (the CLI's model-router call to a flash-lite model, ...) get
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 try:
     from .fake_anthropic import TextStep, ToolStep

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 try:
     from .fake_anthropic import TextStep, ToolStep
@@ -38,7 +39,9 @@ def tool_names(body: Any) -> list[str]:
 
 def call_outputs(body: Any) -> list[dict[str, Any]]:
     items = (body or {}).get("input") or [] if isinstance(body, dict) else []
-    return [i for i in items if isinstance(i, dict) and i.get("type") in ("function_call_output", "custom_tool_call_output")]
+    return [
+        i for i in items if isinstance(i, dict) and i.get("type") in ("function_call_output", "custom_tool_call_output")
+    ]
 
 
 class FakeResponses(FakeServer):
@@ -75,28 +78,53 @@ class FakeResponses(FakeServer):
         if tool:
             step = self.steps[min(len(call_outputs(body)), len(self.steps) - 1)]
         if isinstance(step, TextStep):
-            return {"type": "message", "role": "assistant", "id": f"msg_{next(_ids)}", "status": "completed",
-                    "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
+            return {
+                "type": "message",
+                "role": "assistant",
+                "id": f"msg_{next(_ids)}",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": step.text, "annotations": []}],
+            }
         args = dict(step.input)
         if tool == "shell" and isinstance(args.get("command"), str):
             args["command"] = ["bash", "-lc", args["command"]]
         if tool == "exec_command" and "command" in args:
             args = {"cmd": args.pop("command"), **args}
         name = tool if step.name == "shell" and tool else step.name
-        return {"type": "function_call", "id": f"fc_{next(_ids)}", "call_id": f"call_fake{next(_ids)}",
-                "name": name, "arguments": json.dumps(args), "status": "completed"}
+        return {
+            "type": "function_call",
+            "id": f"fc_{next(_ids)}",
+            "call_id": f"call_fake{next(_ids)}",
+            "name": name,
+            "arguments": json.dumps(args),
+            "status": "completed",
+        }
 
     def _responses(self, body: dict[str, Any]) -> Reply:
         item = self._item(body)
         rid = f"resp_fake{next(_ids)}"
-        usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
-        response = {"id": rid, "object": "response", "status": "completed", "model": body.get("model", "fake"),
-                    "output": [item], "usage": usage}
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        }
+        response = {
+            "id": rid,
+            "object": "response",
+            "status": "completed",
+            "model": body.get("model", "fake"),
+            "output": [item],
+            "usage": usage,
+        }
         if not body.get("stream"):
             return Reply(json_body=response)
         events = [
-            ("response.created", {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}}),
+            (
+                "response.created",
+                {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
+            ),
             ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
             ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
             ("response.completed", {"type": "response.completed", "response": response}),

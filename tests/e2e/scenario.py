@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .conftest import Twiceshy, base_env, require_cli, stop_engine
 from .fake_anthropic import TextStep, ToolStep
@@ -112,5 +113,9 @@ def run_scenario(
     finally:
         stop_engine(ts, home)
     events_file = home / "events.jsonl"
-    events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()] if events_file.exists() else []
+    events = (
+        [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
+        if events_file.exists()
+        else []
+    )
     return Outcome(agent, project, home, install_out, settings_text, proc, server, before, after, events)

@@ -10,15 +10,23 @@ store -> engine -> CLI -> model. See tests/e2e/scenario.py for the session.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from .conftest import request_text
 from .drivers import run_claude
 from .fake_anthropic import FakeAnthropic
-from .scenario import (DENY_CMD, DENY_FILE, DENY_LESSON, LEARNED_KEY, WARN_FILE, WARN_LESSON, Outcome,
-                       run_scenario, script_steps)
+from .scenario import (
+    DENY_CMD,
+    DENY_FILE,
+    DENY_LESSON,
+    LEARNED_KEY,
+    WARN_FILE,
+    WARN_LESSON,
+    Outcome,
+    run_scenario,
+    script_steps,
+)
 
 AGENT = "claude-code"
 
@@ -42,8 +50,13 @@ def _turns(outcome: Outcome) -> list[dict]:
 
 
 def _tool_results(body: dict) -> list[dict]:
-    return [b for m in body["messages"] if isinstance(m.get("content"), list)
-            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [
+        b
+        for m in body["messages"]
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
 
 
 def _after_last_tool_use(body: dict) -> str:
@@ -51,7 +64,7 @@ def _after_last_tool_use(body: dict) -> str:
     and any hook context Claude Code attached to it."""
     msgs = body["messages"]
     idx = max(i for i, m in enumerate(msgs) if m.get("role") == "assistant" and "tool_use" in json.dumps(m))
-    return request_text(msgs[idx + 1:])
+    return request_text(msgs[idx + 1 :])
 
 
 def test_install_wired_the_hook_client_into_project_settings(outcome: Outcome) -> None:

@@ -17,8 +17,17 @@ import pytest
 from .conftest import request_text
 from .drivers import run_codex
 from .fake_openai import FakeResponses
-from .scenario import (DENY_CMD, DENY_FILE, DENY_LESSON, LEARNED_KEY, WARN_CMD, WARN_FILE, WARN_LESSON, Outcome,
-                       run_scenario, script_steps)
+from .scenario import (
+    DENY_FILE,
+    DENY_LESSON,
+    LEARNED_KEY,
+    WARN_CMD,
+    WARN_FILE,
+    WARN_LESSON,
+    Outcome,
+    run_scenario,
+    script_steps,
+)
 
 AGENT = "codex"
 
@@ -45,8 +54,10 @@ def _after_call(body: dict, command: str) -> str:
     """Input items after the function_call that ran ``command``: its output and
     any hook context Codex added for the model."""
     items = body["input"]
-    idx = max(i for i, it in enumerate(items) if it.get("type") == "function_call" and command in it.get("arguments", ""))
-    return request_text(items[idx + 1:])
+    idx = max(
+        i for i, it in enumerate(items) if it.get("type") == "function_call" and command in it.get("arguments", "")
+    )
+    return request_text(items[idx + 1 :])
 
 
 def test_install_wired_the_hook_client_into_project_hooks_json(outcome: Outcome) -> None:

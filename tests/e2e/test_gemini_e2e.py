@@ -18,8 +18,17 @@ import pytest
 from .conftest import request_text
 from .drivers import run_gemini
 from .fake_gemini import SHELL_TOOL, FakeGemini
-from .scenario import (DENY_CMD, DENY_FILE, DENY_LESSON, LEARNED_KEY, WARN_CMD, WARN_FILE, WARN_LESSON, Outcome,
-                       run_scenario, script_steps)
+from .scenario import (
+    DENY_FILE,
+    DENY_LESSON,
+    LEARNED_KEY,
+    WARN_CMD,
+    WARN_FILE,
+    WARN_LESSON,
+    Outcome,
+    run_scenario,
+    script_steps,
+)
 
 AGENT = "gemini"
 
@@ -50,7 +59,7 @@ def _after_call(body: dict, command: str) -> str:
     """Contents after the model's functionCall for ``command``."""
     contents = body["contents"]
     idx = max(i for i, c in enumerate(contents) if command in json.dumps(c) and "functionCall" in json.dumps(c))
-    return request_text(contents[idx + 1:])
+    return request_text(contents[idx + 1 :])
 
 
 def test_install_wired_the_hook_client_into_project_settings(outcome: Outcome) -> None:

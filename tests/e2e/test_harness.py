@@ -19,7 +19,8 @@ from .fake_openai import shell_script as codex_script
 
 DENY = "HARNESS-DENY-7f3a do not create that file"
 
-HOOK = r'''
+HOOK = (
+    r"""
 import json, sys
 event, log = sys.argv[1], sys.argv[2]
 payload = json.load(sys.stdin)
@@ -28,7 +29,9 @@ with open(log, "a") as fh:
 if event in ("PreToolUse", "BeforeTool"):
     sys.stderr.write(%r)
     sys.exit(2)
-''' % DENY
+"""
+    % DENY
+)
 
 
 def _write_hooks(settings: Path, events: list[str], tool_events: set[str], tmp: Path, timeout: int) -> Path:
@@ -36,7 +39,9 @@ def _write_hooks(settings: Path, events: list[str], tool_events: set[str], tmp: 
     script.write_text(HOOK)
     hooks = {}
     for ev in events:
-        entry: dict = {"hooks": [{"type": "command", "command": f"{sys.executable} {script} {ev} {log}", "timeout": timeout}]}
+        entry: dict = {
+            "hooks": [{"type": "command", "command": f"{sys.executable} {script} {ev} {log}", "timeout": timeout}]
+        }
         if ev in tool_events:
             entry["matcher"] = "*"
         hooks[ev] = [entry]
