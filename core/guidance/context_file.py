@@ -180,8 +180,8 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def is_our_command(command: str) -> bool:
-    """The one ownership rule, shared with install (:func:`twiceshy.ops.install.is_our_command`)."""
-    from twiceshy.ops.install import is_our_command as rule
+    """The one ownership rule, shared with install (:func:`twiceshy.plugin.settings.is_our_command`)."""
+    from twiceshy.plugin.settings import is_our_command as rule
 
     return rule(command)
 

@@ -477,7 +477,7 @@ def check_model(state: _State) -> list[Check]:
 
 
 def _commands(value: Any) -> list[str]:
-    from twiceshy.ops.install import is_our_command
+    from twiceshy.plugin.settings import is_our_command
 
     out: list[str] = []
     if isinstance(value, dict):

@@ -21,13 +21,8 @@ This module owns the file handling every agent shares:
   backup (so running it twice is a no-op);
 * ``dry_run`` computes the same plan and returns a unified diff instead.
 
-An entry is *ours* when its command contains ``twiceshy`` and
-``hooks/client.py`` (the contract in ``docs/install.md``);
-:func:`is_our_command` is the one test for it. Agents whose settings share
-Claude Code's shape (``{"hooks": {Event: [{"matcher", "hooks": [{"command"}]}]}}``
-— Claude Code, Codex, Gemini CLI) can reuse :func:`merge_matcher_hooks` and
-:func:`remove_matcher_hooks`; flat lists of ``{"command": …}`` (Cursor) can
-use :func:`remove_flat_hooks`.
+Which entries are ours, and merging them into each settings shape, is the agent
+plugins' toolkit in :mod:`twiceshy.plugin.settings`.
 """
 
 from __future__ import annotations
@@ -40,37 +35,30 @@ import shlex
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from importlib import resources
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 from twiceshy.base.fileio import write_atomic
 from twiceshy.base.paths import data_dir
+from twiceshy.plugin.settings import (
+    HookSpec,
+    InstallError,
+    client_path,
+    is_our_command,
+    merge_matcher_hooks,
+    our_events,
+    remove_flat_hooks,
+    remove_matcher_hooks,
+)
 
-MARKER = "twiceshy"
-CLIENT_MARKER = "hooks/client.py"
 BACKUP_INFIX = ".twiceshy-backup-"
-
-
-class InstallError(click.ClickException):
-    """A settings file we will not edit (bad JSON, wrong shape, unknown agent).
-
-    A :class:`click.ClickException`, so the CLI prints ``Error: <message>``
-    and exits 1 without a traceback.
-    """
 
 
 # --------------------------------------------------------------------------
 # The hook command
 # --------------------------------------------------------------------------
-
-
-def client_path() -> Path:
-    """Absolute path of the installed stdlib-only hook client (``twiceshy/hooks/client.py``)."""
-    return Path(str(resources.files("twiceshy.hooks").joinpath("client.py"))).resolve()
 
 
 def hook_command(
@@ -92,189 +80,9 @@ def hook_command(
     return shlex.join(parts)
 
 
-def is_our_command(command: Any) -> bool:
-    """Whether a settings entry's command is one of ours.
-
-    The contract: it mentions ``twiceshy`` and ``hooks/client.py``. A
-    development checkout may live in a folder not named twiceshy, so the
-    exact path of this installation's client counts as well.
-    """
-    if not isinstance(command, str) or CLIENT_MARKER not in command.replace("\\", "/"):
-        return False
-    if MARKER in command.lower():
-        return True
-    try:
-        return str(client_path()) in command
-    except Exception:  # twiceshy.hooks not importable: only the marker counts
-        return False
-
-
 # --------------------------------------------------------------------------
 # Reusable merge helpers for the common settings shapes
 # --------------------------------------------------------------------------
-
-
-@dataclass
-class HookSpec:
-    """One event to wire in a matcher-group settings file.
-
-    ``matcher`` is ``None`` for events that take none (the key is then left
-    out); ``timeout`` is in the agent's unit (seconds for Claude Code and
-    Codex, milliseconds for Gemini CLI); ``extra`` adds agent-specific keys
-    to the hook item (e.g. ``{"name": "twiceshy"}``).
-    """
-
-    event: str
-    matcher: str | None = None
-    timeout: int | float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def merge_matcher_hooks(
-    settings: dict[str, Any],
-    specs: Iterable[HookSpec],
-    hook_command: Callable[[str], str],
-    key: str = "hooks",
-) -> dict[str, Any]:
-    """Merge our entries into ``{key: {Event: [{"matcher", "hooks": [item]}]}}``.
-
-    Returns a new dict; ``settings`` is not modified. Idempotent: an event
-    that already has our entry gets it updated in place (same position), so
-    a second run yields an equal dict. Entries that are not ours are kept
-    exactly, in order; a user group that also holds one of our items keeps
-    its other items. Our entries for events not in ``specs`` are removed.
-    """
-    out = copy.deepcopy(settings)
-    specs = list(specs)
-    hooks = out.get(key)
-    if hooks is None:
-        hooks = out[key] = {}
-    if not isinstance(hooks, dict):
-        raise InstallError(f'"{key}" must be a JSON object, found {type(hooks).__name__}; fix it by hand first')
-    wanted = {spec.event for spec in specs}
-    for event in [e for e in hooks if e not in wanted]:
-        hooks[event] = _strip_ours(hooks[event])
-        if hooks[event] == [] and settings.get(key, {}).get(event) != []:
-            del hooks[event]
-    for spec in specs:
-        item: dict[str, Any] = {"type": "command", "command": hook_command(spec.event)}
-        if spec.timeout is not None:
-            item["timeout"] = spec.timeout
-        item.update(spec.extra)
-        groups = hooks.get(spec.event)
-        if groups is None:
-            groups = hooks[spec.event] = []
-        if not isinstance(groups, list):
-            raise InstallError(f'"{key}.{spec.event}" must be a JSON list; fix it by hand first')
-        placed = False
-        emptied: list[int] = []
-        for index, group in enumerate(groups):
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                continue
-            ours = [i for i, h in enumerate(group["hooks"]) if isinstance(h, dict) and is_our_command(h.get("command"))]
-            if not ours:
-                continue
-            if not placed and len(group["hooks"]) == len(ours):
-                # Our own group: rewrite it whole, in place (the matcher may have changed).
-                groups[index] = _group(spec, item)
-                placed = True
-                continue
-            # A duplicate of ours, or someone else's group that also carries ours.
-            group["hooks"] = [h for i, h in enumerate(group["hooks"]) if i not in ours]
-            if not group["hooks"]:
-                emptied.append(index)
-        for index in reversed(emptied):
-            del groups[index]
-        if not placed:
-            groups.append(_group(spec, item))
-    return out
-
-
-def _group(spec: HookSpec, item: dict[str, Any]) -> dict[str, Any]:
-    group: dict[str, Any] = {}
-    if spec.matcher is not None:
-        group["matcher"] = spec.matcher
-    group["hooks"] = [item]
-    return group
-
-
-def _strip_ours(groups: Any) -> Any:
-    """Remove our items from a list of matcher groups; drop groups we emptied."""
-    if not isinstance(groups, list):
-        return groups
-    kept = []
-    for group in groups:
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-            items = [h for h in group["hooks"] if not (isinstance(h, dict) and is_our_command(h.get("command")))]
-            if len(items) != len(group["hooks"]):
-                if not items:
-                    continue  # the group only held ours
-                group = {**group, "hooks": items}
-        kept.append(group)
-    return kept
-
-
-def remove_matcher_hooks(settings: dict[str, Any], key: str = "hooks") -> dict[str, Any]:
-    """Take our items out of a matcher-group settings dict (new dict returned).
-
-    A group left empty by the removal is dropped, an event list left empty is
-    dropped, and ``key`` itself is dropped if we emptied it — but a list or
-    object the user had left empty on purpose stays.
-    """
-    out = copy.deepcopy(settings)
-    hooks = out.get(key)
-    if not isinstance(hooks, dict):
-        return out
-    for event in list(hooks):
-        before = hooks[event]
-        after = _strip_ours(before)
-        if after == before:
-            continue
-        if after == []:
-            del hooks[event]
-        else:
-            hooks[event] = after
-    if hooks == {} and settings.get(key) != {}:
-        del out[key]
-    return out
-
-
-def remove_flat_hooks(settings: dict[str, Any], key: str = "hooks") -> dict[str, Any]:
-    """Take our entries out of ``{key: {event: [{"command": …}, …]}}`` (Cursor's shape)."""
-    out = copy.deepcopy(settings)
-    hooks = out.get(key)
-    if not isinstance(hooks, dict):
-        return out
-    for event in list(hooks):
-        items = hooks[event]
-        if not isinstance(items, list):
-            continue
-        kept = [h for h in items if not (isinstance(h, dict) and is_our_command(h.get("command")))]
-        if len(kept) == len(items):
-            continue
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if hooks == {} and settings.get(key) != {}:
-        del out[key]
-    return out
-
-
-def our_events(settings: Any) -> list[str]:
-    """Events in a ``{"hooks": {...}}`` settings dict that carry one of our commands (any shape)."""
-    hooks = settings.get("hooks") if isinstance(settings, dict) else None
-    if not isinstance(hooks, dict):
-        return []
-    return [event for event, value in hooks.items() if _mentions_ours(value)]
-
-
-def _mentions_ours(value: Any) -> bool:
-    if isinstance(value, dict):
-        return is_our_command(value.get("command")) or any(_mentions_ours(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_mentions_ours(v) for v in value)
-    return False
 
 
 # --------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
+from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
 # Timeouts are in seconds. Claude Code waits at most 1.5 s for SessionEnd
 # hooks at exit unless a SessionEnd hook sets a longer timeout (capped at

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
+from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
 # Timeouts are in seconds. Codex clamps SessionEnd hooks to 3 s (and warns on
 # every run when a file asks for more), so ours asks for exactly 3; the client

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twiceshy.ops.install import InstallError, is_our_command, remove_flat_hooks
+from twiceshy.plugin.settings import InstallError, is_our_command, remove_flat_hooks
 
 # The events we wire: those every Cursor since 1.7 dispatches. Newer events
 # (preToolUse, sessionStart …) are read when present but not installed: some

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twiceshy.ops.install import HookSpec, merge_matcher_hooks, remove_matcher_hooks
+from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
 # Gemini CLI timeouts are MILLISECONDS (default 60000). Its own
 # `gemini hooks migrate` copies Claude's seconds unchanged (30 -> 30 ms), so
