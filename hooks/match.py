@@ -1,0 +1,822 @@
+"""Contrastive lesson matching: does this tool call repeat a remembered mistake?
+
+Standard library only and cheap to import (no ``re``/``shlex`` at import
+time): the engine imports it as ``twiceshy.hooks.match`` and the hook client
+may import it as ``match`` under ``python -I -S`` to apply rules while the
+engine is cold.
+
+Similarity search finds *candidate* lessons; this module decides. A lesson
+carries a **signature** (JSON) that says what distinguished the mistake from
+its fix, and a call matches only when it carries that difference.
+
+Public interface (stable)::
+
+    split_commands(command: str) -> list[list[str]]
+    matches(signature: dict, tool_name: str, tool_input: dict) -> bool
+    check(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]
+    is_help(argv: list[str]) -> bool
+    parse(argv: list[str], env: list[str] | None = None) -> Call
+
+Signature, version 1 (unknown keys are ignored; an unknown ``kind`` or
+version never matches)::
+
+    {"v": 1, "kind": "command",
+     "program": "git",            # the program (or a runner it went through: npx, uv, python)
+     "sub": ["push"],             # optional: leading words after that program (prefix match)
+     "present": ["--force|-f"],   # every item must be carried by the call ("a|b": either)
+     "absent": ["--force-with-lease"],  # no item may be carried by the call
+     "fix": "git push --force-with-lease origin main"}   # for the reason only
+
+    {"v": 1, "kind": "edit",
+     "glob": "*.py",              # file name (no "/") or path suffix glob, "*" only
+     "present": ["re:\\.utcnow\\(\\s*\\)"],  # in the new content: literal text, or "re:" regex
+     "absent": ["re:timezone\\.utc"],
+     "fix": "datetime.now(timezone.utc)"}
+
+Command tokens a signature can name (see :func:`parse`): flags (``--force``,
+``-f``; ``-rf`` also yields ``-r`` and ``-f``), flag values (``--region=eu``;
+``-n ingest`` tentatively yields ``-n=ingest``), operands (``data``: paths
+lose ``./``, a trailing ``/`` and ``/*``; packages lose ``@1.2``/``==1.2``),
+``env:NAME`` for an environment prefix, ``via:uv`` for a runner the program
+went through, ``exe:.venv/bin/pip`` for the program as written. An item with
+``*`` is a glob over the tokens; ``re:`` a regex; a literal also matches a
+sub-path of a URL (``s3://bucket`` ~ ``s3://bucket/key``) and a hyphenated
+family member (``moment`` ~ ``moment-timezone``).
+
+``--help``/``-h``/``--version`` calls and ``help`` subcommands never match.
+"""
+
+from __future__ import annotations
+
+SIG_VERSION = 1
+
+# Programs that only wrap another command: dropped, with their own options.
+_WRAPPERS = {
+    "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"},  # flags taking a value
+    "doas": {"-u", "-C"},
+    "env": {"-u", "-C", "-S"},
+    "time": {"-f", "-o"},
+    "nohup": set(),
+    "nice": {"-n"},
+    "ionice": {"-c", "-n"},
+    "exec": {"-a"},
+    "command": set(),
+    "builtin": set(),
+    "stdbuf": {"-i", "-o", "-e"},
+    "timeout": {"-s", "-k"},
+    "xargs": {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"},
+    "watch": {"-n", "-d"},
+}
+# Runners: "<runner> [verb] <program> ...": the program inside is what runs.
+_RUNNERS: dict[str, tuple[str, ...]] = {
+    "npx": (),
+    "bunx": (),
+    "uvx": (),
+    "pnpx": (),
+    "uv": ("run", "tool run"),
+    "poetry": ("run",),
+    "pipenv": ("run",),
+    "pdm": ("run",),
+    "hatch": ("run",),
+    "rye": ("run",),
+    "conda": ("run",),
+    "bundle": ("exec",),
+    "pnpm": ("exec", "dlx"),
+    "yarn": ("exec", "dlx"),
+    "bun": ("x",),
+    "dotenv": (),
+}
+# Flags of a runner that take a value (skipped when looking for the program).
+_RUNNER_VALUE_FLAGS = {"-n", "--name", "-p", "--prefix", "--package", "--with", "--from", "--python", "-e", "--env-file"}
+# First words that open a second level of subcommands ("docker compose up").
+_GROUPS = {
+    "compose", "pip", "tool", "stash", "remote", "submodule", "worktree", "rollout", "config", "image", "container",
+    "volume", "network", "buildx", "system", "context", "pr", "issue", "repo", "workflow", "run", "s3", "s3api",
+    "ecr", "ecs", "eks", "iam", "lambda", "sts", "cloudfront", "ec2", "logs", "secretsmanager", "ssm", "auth",
+    "cache", "self", "mod", "db", "workspace", "secret", "release", "bisect", "notes", "sparse-checkout",
+}  # fmt: skip
+_GROUP_PROGRAMS = {"docker", "podman", "aws", "gcloud", "az", "gh", "git", "uv", "kubectl", "go", "cargo", "npm"}
+_HELP_FLAGS = {"--help", "-help", "-h", "--version", "-version", "--usage", "-?"}
+_HELP_WORDS = {"help", "version", "--version"}
+
+
+def _is_assign(word: str) -> bool:
+    """``NAME=value`` (an environment prefix), not ``--flag=value``."""
+    eq = word.find("=")
+    if eq <= 0:
+        return False
+    name = word[:eq]
+    return (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name)
+
+
+# ---------------------------------------------------------------------------
+# Splitting
+# ---------------------------------------------------------------------------
+
+
+def _lex(command: str) -> list[list[str]]:
+    """Shell words grouped into simple commands.
+
+    Splits on ``&&``, ``||``, ``;``, ``|``, ``&``, newlines and parentheses;
+    honours single quotes, double quotes and backslashes; drops comments and
+    redirections (``> f``, ``2>&1``). ``$(...)`` and backticks stay inside
+    their word. Unbalanced quotes close at the end (fail soft).
+    """
+    segments: list[list[str]] = []
+    words: list[str] = []
+    buf: list[str] = []
+    in_word = False
+    i, n = 0, len(command)
+    redirect = False
+
+    def end_word() -> None:
+        nonlocal in_word, redirect
+        if in_word:
+            word = "".join(buf)
+            if redirect:
+                redirect = False  # the redirection target is not an argument
+            else:
+                words.append(word)
+        buf.clear()
+        in_word = False
+
+    def end_segment() -> None:
+        end_word()
+        if words:
+            segments.append(list(words))
+        words.clear()
+
+    while i < n:
+        c = command[i]
+        if c == "'":
+            j = command.find("'", i + 1)
+            j = n if j < 0 else j
+            buf.append(command[i + 1 : j])
+            in_word = True
+            i = j + 1
+            continue
+        if c == '"':
+            i += 1
+            while i < n and command[i] != '"':
+                if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\$`\n':
+                    buf.append(command[i + 1])
+                    i += 2
+                    continue
+                buf.append(command[i])
+                i += 1
+            in_word = True
+            i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            if command[i + 1] != "\n":
+                buf.append(command[i + 1])
+                in_word = True
+            i += 2
+            continue
+        if c == "$" and i + 1 < n and command[i + 1] == "(":
+            depth, j = 0, i
+            while j < n:
+                if command[j] == "(":
+                    depth += 1
+                elif command[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            buf.append(command[i : j + 1])
+            in_word = True
+            i = j + 1
+            continue
+        if c == "`":
+            j = command.find("`", i + 1)
+            j = n if j < 0 else j
+            buf.append(command[i : j + 1])
+            in_word = True
+            i = j + 1
+            continue
+        if c in " \t":
+            end_word()
+            i += 1
+            continue
+        if c == "#" and not in_word:
+            j = command.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in ";\n()&|":
+            # ">&" / "2>&1" are redirections, not operators.
+            if c == "&" and (buf and buf[-1].endswith((">", "<")) or i + 1 < n and command[i + 1] == ">"):
+                if i + 1 < n and command[i + 1] == ">":
+                    i += 2
+                    end_word()
+                    redirect = True
+                    continue
+                buf.append(c)
+                in_word = True
+                i += 1
+                continue
+            end_segment()
+            i += 2 if command[i : i + 2] in ("&&", "||", ";;") else 1
+            continue
+        if c in "<>":
+            # A redirection: "[n]>file", ">>file", ">&2", "<file"; the fd digits
+            # before it belong to the operator, not to a word.
+            if in_word and "".join(buf).isdigit():
+                buf.clear()
+                in_word = False
+            else:
+                end_word()
+            j = i + 1
+            while j < n and command[j] in "<>&|":
+                j += 1
+            op = command[i:j]
+            i = j
+            if op.endswith("&"):
+                while i < n and command[i].isdigit() or (i < n and command[i] == "-"):
+                    i += 1
+                continue
+            redirect = True
+            continue
+        buf.append(c)
+        in_word = True
+        i += 1
+    end_segment()
+    return segments
+
+
+def _strip(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(environment assignments, argv) with wrappers like ``sudo -u x`` and
+    ``env A=1`` removed."""
+    env: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if _is_assign(word):
+            env.append(word)
+            i += 1
+            continue
+        base = word.rsplit("/", 1)[-1]
+        if base in _WRAPPERS:
+            takes_value = _WRAPPERS[base]
+            i += 1
+            while i < len(argv) and argv[i].startswith("-"):
+                flag = argv[i]
+                i += 1
+                if flag in takes_value and i < len(argv):
+                    i += 1
+            if base == "timeout" and i < len(argv) and argv[i][:1].isdigit():
+                i += 1  # the duration
+            if base == "nice" and i < len(argv) and argv[i].lstrip("-").isdigit():
+                i += 1
+            continue
+        break
+    return env, argv[i:]
+
+
+def split_commands(command: str) -> list[list[str]]:
+    """The simple commands of a shell line, each as its argv.
+
+    ``FOO=1 sudo -u x make build && cd web; npm test | tee log`` gives
+    ``[["make", "build"], ["cd", "web"], ["npm", "test"], ["tee", "log"]]``.
+    Environment prefixes and wrappers (``sudo``, ``env``, ``time``, ``nohup``,
+    ``timeout 10`` …) are dropped; ``bash -c "…"`` / ``sh -c "…"`` is split too.
+    """
+    return [argv for _env, argv in split_with_env(command)]
+
+
+def split_with_env(command: str, _depth: int = 0) -> list[tuple[list[str], list[str]]]:
+    """Like :func:`split_commands`, keeping each command's ``NAME=value`` prefixes."""
+    out: list[tuple[list[str], list[str]]] = []
+    if not isinstance(command, str) or not command.strip():
+        return out
+    for words in _lex(command):
+        env, argv = _strip(words)
+        if not argv:
+            continue
+        base = argv[0].rsplit("/", 1)[-1]
+        if base in ("bash", "sh", "zsh", "dash") and _depth < 3:
+            for j, word in enumerate(argv[1:], 1):
+                if word in ("-c", "-lc", "-ic", "-ec") and j + 1 < len(argv):
+                    inner = split_with_env(argv[j + 1], _depth + 1)
+                    out.extend((env + e, a) for e, a in inner)
+                    break
+            else:
+                out.append((env, argv))
+            continue
+        out.append((env, argv))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Parsing one command
+# ---------------------------------------------------------------------------
+
+
+def program_name(word: str) -> str:
+    """``/usr/bin/python3.11`` -> ``python``; ``pip3`` -> ``pip``; ``./deploy.sh`` -> ``deploy.sh``."""
+    base = word.rsplit("/", 1)[-1].lower()
+    if base.endswith(".exe"):
+        base = base[:-4]
+    stripped = base.rstrip("0123456789.")
+    if stripped and stripped != base and stripped in ("python", "pip", "pypy", "node", "ruby", "perl", "php"):
+        return stripped
+    return base
+
+
+def norm_value(value: str) -> str:
+    """An operand or flag value as a comparable token: ``./data/*`` -> ``data``,
+    ``zod@3.2`` -> ``zod``, ``"pydantic>=2"`` -> ``pydantic``."""
+    v = value.strip()
+    if "://" not in v:
+        while v.startswith("./"):
+            v = v[2:]
+        while v.endswith("/*") or v.endswith("/") and len(v) > 1:
+            v = v[:-2] if v.endswith("/*") else v[:-1]
+    # Version pins on a package name (not on paths or URLs).
+    if "/" not in v or v.startswith("@"):
+        for sep in ("==", ">=", "<=", "~=", "!=", ">", "<"):
+            k = v.find(sep)
+            if k > 0:
+                v = v[:k]
+                break
+        at = v.find("@", 1)
+        if at > 0 and not v.startswith("git@"):
+            v = v[:at]
+    return v
+
+
+class Call:
+    """One simple command, parsed for matching.
+
+    ``levels`` is the chain of programs it runs, outermost first, each as
+    ``(program, words)`` where ``words`` are its positional words in order
+    (``uv run alembic upgrade head`` -> ``[("uv", ["run", "alembic", "upgrade",
+    "head"]), ("alembic", ["upgrade", "head"])]``; ``python -m pytest x`` ->
+    ``[("python", ["pytest", "x"]), ("pytest", ["x"])]``). ``tokens`` is the
+    set a signature's ``present``/``absent`` items are checked against.
+    """
+
+    __slots__ = ("argv", "env", "levels", "tokens", "flags", "values", "help")
+
+    def __init__(self, argv: list[str], env: list[str] | None = None) -> None:
+        self.argv = list(argv)
+        self.env = list(env or [])
+        self.levels: list[tuple[str, list[str]]] = []
+        self.tokens: set[str] = set()
+        self.flags: list[str] = []  # flag names in order (no values)
+        self.values: dict[str, list[str]] = {}  # flag -> values (explicit or tentative)
+        self.help = False
+        self._parse()
+
+    @property
+    def program(self) -> str:
+        return self.levels[-1][0] if self.levels else ""
+
+    @property
+    def outer(self) -> str:
+        return self.levels[0][0] if self.levels else ""
+
+    def words_of(self, program: str) -> list[str] | None:
+        for prog, words in self.levels:
+            if prog == program:
+                return words
+        return None
+
+    def _parse(self) -> None:
+        argv = self.argv
+        if not argv:
+            return
+        toks = self.tokens
+        for assign in self.env:
+            toks.add("env:" + assign.split("=", 1)[0])
+            toks.add("env:" + assign)
+        toks.add("exe:" + argv[0])
+        prog = program_name(argv[0])
+        toks.add("prog:" + prog)
+        level_words: list[str] = []
+        self.levels.append((prog, level_words))
+        # Positions where a new program starts (runner unwrapping).
+        runner_verbs = _RUNNERS.get(prog)
+        expect_program = runner_verbs is not None and not runner_verbs  # npx X
+        verb_done = False
+        python_like = prog in ("python", "pypy")
+        i = 1
+        prev_flag: str | None = None
+        after_dashdash = False
+        while i < len(argv):
+            word = argv[i]
+            i += 1
+            if after_dashdash:
+                # Arguments for the program the runner runs ("cargo run -- --input x").
+                if word in _HELP_FLAGS:
+                    self.help = True
+                self._operand(word, level_words)
+                prev_flag = None
+                continue
+            if word == "--":
+                after_dashdash = True
+                toks.add("--")
+                continue
+            if python_like and word == "-m" and i < len(argv):
+                module = argv[i]
+                i += 1
+                level_words.append(module)
+                toks.add(module.lower())
+                toks.add("-m")
+                toks.add("-m=" + module)
+                self._new_level(module, "python")
+                level_words = self.levels[-1][1]
+                python_like = False
+                prev_flag = None
+                continue
+            if python_like and word == "-c":
+                toks.add("-c")
+                break  # inline code: nothing further is an argument
+            if word.startswith("-") and len(word) > 1 and not _is_number(word):
+                name, eq, value = word.partition("=")
+                if word.startswith("--") or len(name) > 2 and not (name[1:].isalpha() and len(name) <= 4):
+                    self._flag(name)
+                    if eq:
+                        self._value(name, value)
+                        prev_flag = None
+                    else:
+                        prev_flag = name
+                else:
+                    # "-rf" -> -r, -f (and "-rf" itself); "-n4" -> -n=4
+                    self._flag(name)
+                    body = name[1:]
+                    if len(body) > 1 and body.isalpha():
+                        for ch in body:
+                            self._flag("-" + ch)
+                    elif len(body) > 1 and body[0].isalpha() and not eq:
+                        self._flag("-" + body[0])
+                        self._value("-" + body[0], body[1:])
+                    if eq:
+                        self._value(name, value)
+                        prev_flag = None
+                    else:
+                        prev_flag = "-" + body[-1] if body.isalpha() else name
+                if name in _HELP_FLAGS:
+                    self.help = True
+                continue
+            # A positional word (or the value of the flag before it).
+            if prev_flag is not None:
+                self._value(prev_flag, word)
+                flag_value = True
+            else:
+                flag_value = False
+            prev_flag = None
+            if flag_value and not level_words:
+                # "kubectl --context x logs", "pnpm --filter web build": x/web are the flag's.
+                self._operand_token(word)
+                continue
+            if runner_verbs is not None and not verb_done and not expect_program and not flag_value:
+                verb_done = True
+                verb = word.lower()
+                if verb in runner_verbs or verb in {v.split()[0] for v in runner_verbs}:
+                    level_words.append(word)
+                    toks.add(verb)
+                    if verb == "tool" and i < len(argv) and argv[i] == "run":
+                        level_words.append(argv[i])
+                        i += 1
+                    expect_program = True
+                    continue
+            if expect_program and not flag_value:
+                expect_program = False
+                level_words.append(word)
+                self._operand_token(word)
+                self._new_level(program_name(word), prog)
+                level_words = self.levels[-1][1]
+                runner_verbs = _RUNNERS.get(program_name(word)) if program_name(word) in ("uv", "pnpm") else None
+                continue
+            self._operand(word, level_words)
+        if level_words and level_words[0].lower() in _HELP_WORDS:
+            self.help = True
+        for _prog, words in self.levels:
+            if words and words[0].lower() in ("help",):
+                self.help = True
+            if words and words[-1].lower() == "help" and len(words) <= 3:
+                self.help = True  # "aws s3 sync help", "go help run"
+
+    def _new_level(self, program: str, via: str) -> None:
+        self.tokens.add("via:" + via)
+        self.tokens.add("prog:" + program)
+        self.levels.append((program, []))
+
+    def _flag(self, name: str) -> None:
+        self.tokens.add(name)
+        if name not in self.flags:
+            self.flags.append(name)
+
+    def _value(self, flag: str, value: str) -> None:
+        v = norm_value(value)
+        self.values.setdefault(flag, []).append(v)
+        self.tokens.add(f"{flag}={v}")
+        if v != value:
+            self.tokens.add(f"{flag}={value}")
+
+    def _operand_token(self, word: str) -> None:
+        v = norm_value(word)
+        if v:
+            self.tokens.add(v)
+            if v.lower() != v:
+                self.tokens.add(v.lower())
+        if word != v and word:
+            self.tokens.add(word)
+
+    def _operand(self, word: str, level_words: list[str]) -> None:
+        level_words.append(word)
+        self._operand_token(word)
+
+    def sub(self, program: str, depth: int = 0) -> list[str]:
+        """The subcommand words after ``program`` (bare lower-case words at the
+        start; two when the first opens a group: ``compose down``)."""
+        words = self.words_of(program)
+        if not words:
+            return []
+        out = []
+        for word in words:
+            if not _bare(word):
+                break
+            out.append(word.lower())
+            limit = depth or (2 if (program in _GROUP_PROGRAMS and out[0] in _GROUPS) else 1)
+            if len(out) >= limit:
+                break
+        return out
+
+
+def _bare(word: str) -> bool:
+    return bool(word) and word[0].isalpha() and all(c.isalnum() or c in "-_:" for c in word) and ":" not in word[:1]
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+        return True
+    except ValueError:
+        return False
+
+
+def parse(argv: list[str], env: list[str] | None = None) -> Call:
+    """Parse one simple command (from :func:`split_commands`)."""
+    return Call(argv, env)
+
+
+def parse_command(command: str) -> list[Call]:
+    """Every simple command of a shell line, parsed."""
+    return [Call(argv, env) for env, argv in split_with_env(command)]
+
+
+def is_help(argv: list[str]) -> bool:
+    """``--help``, ``-h``, ``--version``, ``help …``: asks about the program, runs nothing."""
+    return Call(argv).help
+
+
+# ---------------------------------------------------------------------------
+# Matching
+# ---------------------------------------------------------------------------
+
+_re_cache: dict[str, object] = {}
+
+
+def _regex(pattern: str) -> object | None:
+    compiled = _re_cache.get(pattern)
+    if compiled is None:
+        import re  # lazily: most calls never need it
+
+        try:
+            compiled = re.compile(pattern, re.M)
+        except re.error:
+            compiled = False
+        if len(_re_cache) > 512:
+            _re_cache.clear()
+        _re_cache[pattern] = compiled
+    return compiled or None
+
+
+def _glob(pattern: str, text: str) -> bool:
+    """``*`` wildcard only (no ``re`` import)."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return pattern == text
+    if not text.startswith(parts[0]) or not text.endswith(parts[-1]):
+        return False
+    pos = len(parts[0])
+    end = len(text) - len(parts[-1])
+    if end < pos:
+        return False
+    for part in parts[1:-1]:
+        k = text.find(part, pos, end)
+        if k < 0:
+            return False
+        pos = k + len(part)
+    return True
+
+
+def _token_hit(item: str, tokens: set[str]) -> bool:
+    """Does the call carry ``item`` (one alternative of a signature item)?"""
+    if item in tokens:
+        return True
+    if item.startswith("re:"):
+        rx = _regex(item[3:])
+        return rx is not None and any(rx.search(t) for t in tokens)  # type: ignore[attr-defined]
+    if "*" in item:
+        return any(_glob(item, t) for t in tokens)
+    if item.startswith("-") or ":" in item[:5] and "://" not in item:
+        return False  # flags, env:/via:/exe: tokens match exactly
+    low = item.lower()
+    for tok in tokens:
+        t = tok.lower()
+        if t == low:
+            return True
+        if "://" in low and t.startswith(low.rstrip("/") + "/"):
+            return True  # s3://bucket ~ s3://bucket/key
+        flag, eq, value = t.partition("=")
+        if eq and flag.startswith("-") and not low.startswith("-"):
+            t = value
+        if t.startswith(low + "-") and "/" not in t and len(low) >= 3:
+            return True  # moment ~ moment-timezone
+    return False
+
+
+def _item_hit(item: str, tokens: set[str]) -> bool:
+    return any(_token_hit(alt, tokens) for alt in item.split("|") if alt) if "|" in item and not item.startswith(
+        "re:"
+    ) else _token_hit(item, tokens)
+
+
+def check_call(signature: dict, call: Call) -> tuple[bool, str]:
+    """Match a command signature against one parsed command."""
+    if call.help or not call.levels:
+        return False, "help/version call"
+    program = str(signature.get("program") or "").lower()
+    if not program:
+        return False, "no program"
+    words = call.words_of(program)
+    if words is None:
+        return False, f"not {program}"
+    sub = [str(s).lower() for s in signature.get("sub") or []]
+    if sub:
+        have = call.sub(program, depth=len(sub))
+        if have[: len(sub)] != sub:
+            return False, f"{program} {' '.join(have) or '(no subcommand)'} is not {program} {' '.join(sub)}"
+    for item in signature.get("present") or []:
+        if not _item_hit(str(item), call.tokens):
+            return False, f"lacks {item}"
+    for item in signature.get("absent") or []:
+        if _item_hit(str(item), call.tokens):
+            return False, f"has {item} (the fix)"
+    what = " ".join([program, *sub, *[str(p) for p in signature.get("present") or []]])
+    missing = [str(a) for a in signature.get("absent") or []]
+    reason = f"repeats {what}" + (f" without {', '.join(missing)}" if missing else "")
+    return True, reason
+
+
+_EDIT_NEW_KEYS = ("new_string", "content", "new_str", "file_text", "new_source", "text", "newText", "contents")
+_PATH_KEYS = ("file_path", "path", "notebook_path", "absolute_path", "target_file", "filePath")
+
+
+def edit_parts(tool_name: str, tool_input: dict) -> list[tuple[str, str, str]]:
+    """``(path, old, new)`` for every file change a tool call makes (Edit,
+    MultiEdit, Write and peers; Codex ``apply_patch`` patches)."""
+    if not isinstance(tool_input, dict):
+        return []
+    path = ""
+    for key in _PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            path = value
+            break
+    out: list[tuple[str, str, str]] = []
+    edits = tool_input.get("edits")
+    if isinstance(edits, list):
+        for e in edits:
+            if isinstance(e, dict):
+                new = e.get("new_string") or e.get("newText") or ""
+                old = e.get("old_string") or e.get("oldText") or ""
+                if isinstance(new, str):
+                    out.append((path, old if isinstance(old, str) else "", new))
+    for key in _EDIT_NEW_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and path:
+            old = tool_input.get("old_string") or tool_input.get("old_str") or ""
+            out.append((path, old if isinstance(old, str) else "", value))
+            break
+    patch = tool_input.get("patch") or tool_input.get("input")
+    if not out and tool_name.lower() in ("apply_patch", "applypatch") and not isinstance(patch, str):
+        patch = tool_input.get("command")
+    if isinstance(patch, list):
+        patch = "\n".join(str(p) for p in patch)
+    if not out and isinstance(patch, str) and "*** " in patch:
+        current, old_lines, new_lines = "", [], []
+        for line in patch.splitlines():
+            for head in ("*** Update File: ", "*** Add File: "):
+                if line.startswith(head):
+                    if current:
+                        out.append((current, "\n".join(old_lines), "\n".join(new_lines)))
+                    current, old_lines, new_lines = line[len(head) :].strip(), [], []
+            if line.startswith("+") and not line.startswith("+++"):
+                new_lines.append(line[1:])
+            elif line.startswith("-") and not line.startswith("---"):
+                old_lines.append(line[1:])
+        if current:
+            out.append((current, "\n".join(old_lines), "\n".join(new_lines)))
+    return out
+
+
+def path_matches(glob: str, path: str) -> bool:
+    """``*.py`` against the file name; a glob with ``/`` against the path's tail."""
+    if not glob:
+        return True
+    path = path.replace("\\", "/")
+    if "/" not in glob:
+        return _glob(glob, path.rsplit("/", 1)[-1])
+    return _glob(glob, path) or _glob("*/" + glob.lstrip("/"), path)
+
+
+def _text_hit(item: str, text: str) -> bool:
+    if item.startswith("re:"):
+        rx = _regex(item[3:])
+        return rx is not None and rx.search(text) is not None  # type: ignore[attr-defined]
+    return item in text
+
+
+def check_edit(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]:
+    parts = edit_parts(tool_name, tool_input)
+    if not parts:
+        return False, "not an edit"
+    glob = str(signature.get("glob") or "")
+    present = [str(p) for p in signature.get("present") or []]
+    absent = [str(a) for a in signature.get("absent") or []]
+    for path, old, new in parts:
+        if not path_matches(glob, path):
+            continue
+        if present and not all(_text_hit(p, new) for p in present):
+            continue
+        # Brought in by this edit, not merely kept from the old text.
+        if present and old and all(_text_hit(p, old) for p in present):
+            continue
+        if any(_text_hit(a, new) for a in absent):
+            continue
+        label = signature.get("pattern") or (present[0][3:] if present and present[0].startswith("re:") else "")
+        return True, f"{path.rsplit('/', 1)[-1]} brings back {label or 'the change'}".strip()
+    return False, "pattern not in the new content"
+
+
+SHELL_TOOLS = {
+    "bash", "shell", "run_shell_command", "exec_command", "local_shell", "terminal", "run_terminal_cmd",
+    "shell_command", "beforeshellexecution", "container.exec",
+}  # fmt: skip
+
+
+def command_of(tool_name: str, tool_input: dict) -> str | None:
+    """The shell line a tool call runs, if it is a shell call."""
+    if not isinstance(tool_input, dict):
+        return None
+    value = tool_input.get("command")
+    if value is None:
+        value = tool_input.get("cmd")
+    if isinstance(value, list):
+        if tool_name.lower() in ("apply_patch", "applypatch"):
+            return None
+        # Codex argv: ["bash", "-lc", "..."] or a plain argv.
+        return " ".join(_quote(str(v)) for v in value)
+    if isinstance(value, str) and tool_name.lower() not in ("apply_patch", "applypatch"):
+        if value.lstrip().startswith("*** Begin Patch"):
+            return None
+        return value
+    return None
+
+
+def _quote(word: str) -> str:
+    if word and all(c.isalnum() or c in "-_./:=@%+," for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def check(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]:
+    """``(matched, reason)``. Never raises on odd input: a bad signature or
+    payload is "no match"."""
+    try:
+        if not isinstance(signature, dict) or int(signature.get("v", 0)) != SIG_VERSION:
+            return False, "no usable signature"
+        kind = signature.get("kind")
+        if kind == "command":
+            command = command_of(tool_name, tool_input)
+            if not command:
+                return False, "not a shell call"
+            reason = "no command"
+            for env, argv in split_with_env(command):
+                ok, reason = check_call(signature, Call(argv, env))
+                if ok:
+                    return True, reason
+            return False, reason
+        if kind == "edit":
+            return check_edit(signature, tool_name, tool_input)
+        return False, f"unknown signature kind {kind!r}"
+    except Exception as exc:  # fail open: a broken signature never matches
+        return False, f"error: {type(exc).__name__}"
+
+
+def matches(signature: dict, tool_name: str, tool_input: dict) -> bool:
+    """True when the call carries what distinguished the lesson's mistake from its fix."""
+    return check(signature, tool_name, tool_input)[0]
