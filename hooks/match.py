@@ -87,7 +87,18 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "dotenv": (),
 }
 # Flags of a runner that take a value (skipped when looking for the program).
-_RUNNER_VALUE_FLAGS = {"-n", "--name", "-p", "--prefix", "--package", "--with", "--from", "--python", "-e", "--env-file"}
+_RUNNER_VALUE_FLAGS = {
+    "-n",
+    "--name",
+    "-p",
+    "--prefix",
+    "--package",
+    "--with",
+    "--from",
+    "--python",
+    "-e",
+    "--env-file",
+}
 # First words that open a second level of subcommands ("docker compose up").
 _GROUPS = {
     "compose", "pip", "tool", "stash", "remote", "submodule", "worktree", "rollout", "config", "image", "container",
@@ -639,9 +650,11 @@ def _token_hit(item: str, tokens: set[str]) -> bool:
 
 
 def _item_hit(item: str, tokens: set[str]) -> bool:
-    return any(_token_hit(alt, tokens) for alt in item.split("|") if alt) if "|" in item and not item.startswith(
-        "re:"
-    ) else _token_hit(item, tokens)
+    return (
+        any(_token_hit(alt, tokens) for alt in item.split("|") if alt)
+        if "|" in item and not item.startswith("re:")
+        else _token_hit(item, tokens)
+    )
 
 
 def check_call(signature: dict, call: Call) -> tuple[bool, str]:
