@@ -210,6 +210,11 @@ class Experience:
     topic: str = ""
     streak: int = 0  # consecutive verdicts: >0 FOLLOWED, <0 IGNORED/IRRELEVANT (twiceshy.learning.evolve)
     source: str = ""
+    # The structured lesson (twiceshy.recall.signature): mistake, fix, why,
+    # scope, evidence and the contrastive "signature" that decides a match.
+    # Empty for lessons stored before it existed (a signature is then derived
+    # from the trigger at recall time). Stored as JSON in Chroma metadata.
+    structured: dict[str, Any] = field(default_factory=dict)
 
     # Chroma metadata holds scalars only: lists become JSON, None becomes "".
     def to_metadata(self) -> dict[str, str | int | float | bool]:
@@ -220,6 +225,8 @@ class Experience:
             value = getattr(self, f.name)
             if isinstance(value, list):
                 meta[f.name] = json.dumps(value)
+            elif isinstance(value, dict):
+                meta[f.name] = json.dumps(value, sort_keys=True) if value else ""
             elif value is None:
                 meta[f.name] = ""
             elif f.name in ("created_at", "last_seen") and isinstance(value, float):
@@ -237,6 +244,12 @@ class Experience:
             value = meta[f.name]
             if f.name == "tags":
                 value = json.loads(value) if isinstance(value, str) and value else []
+            elif f.name == "structured":
+                try:
+                    value = json.loads(value) if isinstance(value, str) and value else {}
+                except ValueError:
+                    value = {}
+                value = value if isinstance(value, dict) else {}
             elif f.name in ("project", "superseded_by"):
                 value = value or None
             kwargs[f.name] = value
@@ -268,6 +281,7 @@ class LessonCandidate:
     evidence: str = ""
     confidence: float = 0.5
     tags: list[str] = field(default_factory=list)
+    structured: dict[str, Any] = field(default_factory=dict)  # see Experience.structured
 
 
 @dataclass
