@@ -48,6 +48,11 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "block_tiers": (list, [1]),
         "block_min_score": (float, 0.7),
         "session_warning_budget": (int, 20),
+        # How a (non-rule) warning reaches the model before its call (twiceshy.recall.delivery):
+        # hold = deny the first matching call once with the lesson as the reason (the identical
+        # retry passes); context = pre-tool additionalContext (arrives with the result on the
+        # CLIs we measured); off = show nothing, still record.
+        "warn": (str, "hold"),
     },
     "hook": {
         "budget_ms": (int, 400),

@@ -141,6 +141,9 @@ class Decision:
     reason: str = ""
     context: str = ""
     matches: list[LessonMatch] = field(default_factory=list)
+    # A deny that is a one-time *hold* of a warning (twiceshy.recall.delivery):
+    # the identical retry passes. False for a rule's deny, which blocks every time.
+    hold: bool = False
 
     @classmethod
     def allow(cls) -> Decision:
@@ -161,7 +164,9 @@ class Decision:
         reasons = [d.reason for d in real if d.action == "deny" and d.reason]
         contexts = [d.context for d in real if d.context]
         matches = [m for d in real for m in d.matches]
-        return cls(action=action, reason="\n".join(reasons), context="\n\n".join(contexts), matches=matches)
+        # Still a hold only if no real (rule) deny is among them: a rule's block wins.
+        hold = action == "deny" and all(d.hold for d in real if d.action == "deny")
+        return cls(action=action, reason="\n".join(reasons), context="\n\n".join(contexts), matches=matches, hold=hold)
 
 
 @dataclass
