@@ -181,6 +181,7 @@ def test_kill_9_mid_write_loses_no_acknowledged_event(rig: dict[str, Any]) -> No
 # ---------------------------------------------------------------------------
 
 EVOLVE_N = 40
+KILL_AT = 15  # store writes done when the engine is killed
 
 
 def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None:
@@ -201,11 +202,11 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
         [kit.PY, "-c", seed], env=env, capture_output=True, text=True, timeout=180, cwd=str(home.parent)
     )
     assert out.returncode == 0 and out.stdout.split()[-1] == str(EVOLVE_N), out.stderr
-    proc = kit.start_engine(home, env)
+    # The engine pauses inside the cycle right after its KILL_AT-th store write (twiceshy.base.faults):
+    # the kill lands mid-cycle at the same step on every run, however loaded the machine is.
+    proc = kit.start_engine(home, dict(env, TWICESHY_FAULT_PAUSE=f"evolve.updated:{KILL_AT}"))
     rig["procs"].append(proc)
     pid = engine_mod.call(home, "ping")["pid"]
-    generation = home / "store" / "generation"
-    stamp = generation.read_text()
     end = {
         "session_id": "evolve-1",
         "transcript_path": "",
@@ -215,15 +216,15 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
     }
     reply, _, _ = kit.call_like_client(home, "claude-code", "SessionEnd", json.dumps(end).encode(), 5.0)
     assert reply is not None, "the session end was not acked"
-    # The cycle is writing once the store's generation stamp moves; let it do a few more.
-    assert kit.wait_for(lambda: generation.read_text() != stamp, timeout=120, step=0.01)
-    time.sleep(0.3)
+    paused = home / "fault-evolve.updated"
+    assert kit.wait_for(paused.exists, timeout=180, step=0.05), "the cycle never reached its fault point"
+    assert paused.read_text() == str(pid)
     os.kill(pid, signal.SIGKILL)
     proc.wait(timeout=30)
     mid = _store_snapshot(home, env)
     promoted_at_kill = sum(1 for t in mid["tiers"] if t == 2)
     assert mid["count"] == EVOLVE_N, "lessons lost by the crash"
-    assert 0 < promoted_at_kill < EVOLVE_N, f"not killed mid-cycle ({promoted_at_kill}/{EVOLVE_N} promoted)"
+    assert promoted_at_kill == KILL_AT, f"killed after {promoted_at_kill} promotions, not {KILL_AT}"
     assert kit.spool_pending(home) >= 1, "the acked session end is not in the queue any more"
 
     proc2 = kit.start_engine(home, env)

@@ -184,12 +184,14 @@ def _content(response: Any) -> str | None:
 
 def _call(cfg: dict[str, Any], messages: list[dict[str, str]], max_tokens: int, deadline: float) -> str | None:
     """Run in the worker thread: import, then attempt with bounded retries."""
-    from tenacity import RetryCallState, Retrying, retry_if_exception, wait_exponential_jitter
+    from tenacity import RetryCallState, Retrying, retry_if_exception, wait_exponential, wait_random
 
     litellm = litellm_module()
     if time.monotonic() >= deadline - MIN_ATTEMPT_S:
         raise TimeoutError("no time left after importing litellm")
-    base_wait = wait_exponential_jitter(initial=0.05, max=0.5, jitter=0.05)
+    # Exponential backoff from 50 ms, capped at 0.5 s, plus up to 50 ms of jitter (the same curve as
+    # wait_exponential_jitter, whose `initial` argument newer tenacity deprecates).
+    base_wait = wait_exponential(multiplier=0.05, max=0.5) + wait_random(0, 0.05)
 
     def wait(state: RetryCallState) -> float:
         return max(0.0, min(base_wait(state), deadline - time.monotonic() - MIN_ATTEMPT_S))

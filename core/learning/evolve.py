@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.faults import fault_point
 from twiceshy.base.paths import data_dir
 from twiceshy.base.redact import redact
 from twiceshy.base.types import CoreEvent, Experience, Tier
@@ -196,6 +197,7 @@ def run_cycle(ctx: EngineContext, now: float | None = None) -> dict[str, int]:
             changed = True
         if changed:
             store.update(exp)
+            fault_point("evolve.updated")  # crash tests kill here, after an exact number of writes
         survivors.append(exp)
     counts["principles"] = generalise(
         ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by and "review:held" not in e.tags]
