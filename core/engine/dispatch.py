@@ -14,6 +14,7 @@ from twiceshy.base.errorlog import record_error
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
 from twiceshy.engine.context import EngineContext
 from twiceshy.plugin.manager import call_each
+from twiceshy.recall.delivery import deliver
 from twiceshy.recall.readonly import is_read_only_event
 
 FAIL_OPEN = NativeOutput()
@@ -49,7 +50,10 @@ def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
     if event.kind == "pre_tool":
         if ctx.config.get("hook", "readonly_skip") and is_read_only_event(event):
             return Decision.allow()  # cannot mutate: no search at all (twiceshy.recall.readonly)
-        return Decision.merge(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx))
+        merged = Decision.merge(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx))
+        # Issue 16 delivery: a warning becomes a one-time hold (deny once, the identical
+        # retry passes), stays context, or is silenced, per retrieval.warn. Rule denies pass through.
+        return deliver(ctx, event, merged)
     if event.kind == "post_tool":
         call_each(ctx.pm, "post_tool", event=event, ctx=ctx)
         return Decision.allow()
@@ -110,7 +114,7 @@ def handle_hook(
             return FAIL_OPEN
         decision = handle_event(ctx, event)
         if info is not None:
-            info.update(kind=event.kind, action=decision.action)
+            info.update(kind=event.kind, action="hold" if decision.hold else decision.action)  # stats tell holds apart
         output = ctx.pm.hook.agent_format_decision(agent=agent, event=event, decision=decision)
         return output if isinstance(output, NativeOutput) else FAIL_OPEN
     except Exception as exc:

@@ -1,0 +1,287 @@
+"""Delivery: how a pre-tool warning reaches the model *before* the call runs.
+
+Measured on claude-code 2.1.197, codex 0.171.0 and gemini-cli 0.61.0:
+context a pre-tool hook returns (``additionalContext``; Gemini drops it and
+twiceshy carries it to AfterTool) reaches the model only together with the
+result of the call it warned about, i.e. after the mistake ran. Only a deny
+stops a call before it runs, and its reason reaches the model at once.
+
+So ``retrieval.warn`` chooses what a (non-rule) warning becomes:
+
+``hold`` (default)
+    The first call that matches a lesson is denied **once**, in the agent's
+    native deny form, with the lesson and its fix as the reason. The model's
+    identical retry (same normalised call, same session) passes, so the
+    agent and its user stay in charge. The decision says ``hold=True`` so
+    benches, the judge and ``twiceshy stats`` can tell it from a rule's deny
+    (which blocks every time and is left untouched here).
+``context``
+    Today's ``additionalContext`` warning. On the agents in
+    :data:`LATE_CONTEXT_AGENTS` it is recorded as *late* (it arrives with the
+    result): the judge never calls a late warning FOLLOWED.
+``off``
+    The model is told nothing; the match is still recorded (kind ``silent``,
+    never judged, never counted as shown by ``stats``).
+
+:func:`deliver` runs once per pre-tool call, after every plugin's decision
+has been merged (``twiceshy.engine.dispatch``). It rewrites the recall
+plugin's ``shown_log`` entries of this call with how they were delivered
+(``hold`` / ``late`` / ``warn`` / ``silent``), which is what the judge reads.
+
+Held calls are remembered per session in memory and in
+``<data dir>/holds/<session>.json``, so an engine restart between the hold
+and the retry cannot hold the same call twice (a hold that never lets go
+would trap the agent). Never raises: on any error of ours the decision goes
+out as it came in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twiceshy.base.errorlog import record_error
+from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
+
+if TYPE_CHECKING:
+    from twiceshy.engine.context import EngineContext
+
+MODES = ("hold", "context", "off")
+DEFAULT_MODE = "hold"
+
+# Agents whose pre-tool context reaches the model with the tool's result, not
+# before the call (measured: claude-code 2.1.197, codex 0.171.0, gemini-cli
+# 0.61.0). Cursor is unmeasured (no headless Cursor): assumed the same until
+# shown otherwise, since counting a warning as "seen in time" is the error
+# that inflated "mistakes avoided" before.
+LATE_CONTEXT_AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor"})
+
+# The first line of the recall plugin's warning block (twiceshy.builtins.recall.HEADER):
+# how its block is told apart from other plugins' context in a merged decision.
+RECALL_BLOCK_PREFIX = "twiceshy — lessons from earlier sessions"
+
+HOLD_HEAD = "Held once by twiceshy: this call has NOT run. It repeats a mistake from an earlier session:"
+HOLD_TAIL = (
+    "Do what the lesson says instead. If you have checked and the call is right as written, "
+    "send the identical call again: it will run this time."
+)
+HOLD_TTL_S = 3 * 86400  # hold records of older sessions are pruned
+
+_lock = threading.Lock()
+
+
+# -- the call's identity ------------------------------------------------------
+
+
+def call_fingerprint(event: CoreEvent) -> str:
+    """The normalised call: tool plus what it does, whitespace collapsed.
+
+    Only what the call *does* counts (a shell command, or a file path and the
+    edit): Claude Code's ``description`` of a Bash call may change between
+    the held call and its retry without changing the call.
+    """
+    text = " ".join(event.action_text(limit=100_000).split())
+    return hashlib.sha1(f"{event.tool_name}\0{text}".encode("utf-8", "replace")).hexdigest()[:20]
+
+
+# -- held calls, per session --------------------------------------------------
+
+
+def _holds_dir() -> Path:
+    from twiceshy.base.paths import data_dir
+
+    return data_dir() / "holds"
+
+
+def _holds_file(session_id: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id or "-")[:120]
+    return _holds_dir() / f"{safe}.json"
+
+
+def _held(session: dict[str, Any], session_id: str) -> dict[str, float]:
+    """The session's held calls (fingerprint -> time), loaded from disk once per session state."""
+    held = session.get("held")
+    if held is None:
+        held = {}
+        try:
+            data = json.loads(_holds_file(session_id).read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                held = {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))}
+        except (OSError, ValueError):
+            pass
+        session["held"] = held
+    return held
+
+
+def _save_held(session_id: str, held: dict[str, float]) -> None:
+    from twiceshy.base.fileio import write_atomic
+
+    folder = _holds_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomic(_holds_file(session_id), json.dumps(held), private=True)
+    except OSError as exc:
+        record_error("delivery.save_hold", exc)
+        return
+    cutoff = time.time() - HOLD_TTL_S
+    try:
+        for entry in os.scandir(folder):
+            if entry.name.endswith(".json") and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+    except OSError:
+        pass
+
+
+def was_held(ctx: EngineContext, event: CoreEvent) -> bool:
+    """Whether this very call (normalised) was held earlier in its session."""
+    session = ctx.session(event.session_id)
+    with _lock:
+        return call_fingerprint(event) in _held(session, event.session_id)
+
+
+# -- the reason -------------------------------------------------------------
+
+
+def fix_of(exp: Any) -> str:
+    """The corrected call or edit a lesson names, when it stores one (structured lessons)."""
+    structured = getattr(exp, "structured", None)
+    if not isinstance(structured, dict):
+        return ""
+    for holder in (structured, structured.get("signature")):
+        if not isinstance(holder, dict):
+            continue
+        fix = holder.get("fix")
+        if isinstance(fix, dict):
+            fix = fix.get("call") or fix.get("command") or fix.get("text") or fix.get("edit") or ""
+        if isinstance(fix, str) and fix.strip():
+            return fix.strip()
+    return ""
+
+
+def hold_reason(ctx: EngineContext, matches: list[LessonMatch]) -> str:
+    """The lesson(s) and their fix, as the reason of the hold."""
+    fixes: dict[str, str] = {}
+    try:
+        fixes = {exp.id: fix_of(exp) for exp in ctx.store.get_many([m.experience_id for m in matches])}
+    except Exception as exc:  # the lesson text alone still tells the model
+        record_error("delivery.fix", exc)
+    lines = [HOLD_HEAD]
+    for m in matches:
+        try:
+            label = Tier(m.tier).label
+        except ValueError:
+            label = str(m.tier)
+        lines.append(f"- {m.text} [{label}; {m.evidence}]" if m.evidence else f"- {m.text}")
+        fix = fixes.get(m.experience_id, "")
+        if fix and " ".join(fix.split()) not in " ".join(m.text.split()):
+            lines.append(f"  Fix: {fix}")
+    lines.append(HOLD_TAIL)
+    return "\n".join(lines)
+
+
+def _without_recall_block(context: str) -> str:
+    """Other plugins' context from a merged decision, the recall plugin's block removed."""
+    # Plugins' contexts are joined with blank lines (Decision.merge); the recall
+    # block is one paragraph: its header line, then one line per lesson.
+    blocks = [b for b in context.split("\n\n") if b.strip()]
+    return "\n\n".join(b for b in blocks if not b.startswith(RECALL_BLOCK_PREFIX))
+
+
+# -- shown_log --------------------------------------------------------------
+
+
+def _mark(session: dict[str, Any], event: CoreEvent, ids: set[str], delivery: str) -> None:
+    """Record how this call's warnings were delivered on the recall plugin's
+    ``shown_log`` entries (the judge reads ``kind``)."""
+    from twiceshy.brain.judge import call_key
+
+    key = call_key(event)
+    fingerprint = call_fingerprint(event)
+    for entry in session.get("shown_log") or []:
+        if entry.get("exp_id") in ids and entry.get("call_id") == key and "delivery" not in entry:
+            entry["delivery"] = delivery
+            entry["kind"] = delivery
+            entry["fingerprint"] = fingerprint
+            if delivery == "silent":
+                entry["closed"] = True  # the model never saw it: nothing to judge
+
+
+# -- the entry point ----------------------------------------------------------
+
+
+def warn_mode(ctx: EngineContext) -> str:
+    try:
+        mode = str(ctx.config.get("retrieval", "warn") or DEFAULT_MODE).strip().lower()
+    except Exception:
+        return DEFAULT_MODE
+    if mode not in MODES:
+        record_error("delivery.mode", f"retrieval.warn: unknown mode {mode!r}; using {DEFAULT_MODE}")
+        return DEFAULT_MODE
+    return mode
+
+
+def deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decision:
+    """The merged pre-tool decision as it should reach the agent (see the module docstring)."""
+    if event.kind != "pre_tool" or decision.action != "warn" or not decision.matches:
+        return decision  # allow, a rule's deny (blocks every time), or a plugin's own lesson-less note
+    try:
+        return _deliver(ctx, event, decision)
+    except Exception as exc:
+        record_error("delivery", exc)
+        if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1":
+            raise
+        return decision
+
+
+def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decision:
+    mode = warn_mode(ctx)
+    session = ctx.session(event.session_id)
+    ids = {m.experience_id for m in decision.matches}
+    late = "late" if event.agent in LATE_CONTEXT_AGENTS else "warn"
+    if mode == "off":
+        _mark(session, event, ids, "silent")
+        rest = _without_recall_block(decision.context)
+        return Decision(action="warn" if rest else "allow", context=rest)
+    if mode == "context":
+        _mark(session, event, ids, late)
+        return decision
+    fingerprint = call_fingerprint(event)
+    with _lock:
+        held = _held(session, event.session_id)
+        retry = fingerprint in held
+        if not retry:
+            held[fingerprint] = round(time.time(), 3)
+            snapshot = dict(held)
+    if retry:
+        # The model saw the hold and sent the same call again: it is in charge. Any
+        # lesson that is new on this call goes along as (late) context.
+        _mark(session, event, ids, late)
+        return decision
+    _save_held(event.session_id, snapshot)
+    _mark(session, event, ids, "hold")
+    return Decision(
+        action="deny",
+        hold=True,
+        reason=hold_reason(ctx, decision.matches),
+        context=_without_recall_block(decision.context),
+        matches=decision.matches,
+    )
+
+
+__all__ = [
+    "DEFAULT_MODE",
+    "LATE_CONTEXT_AGENTS",
+    "MODES",
+    "call_fingerprint",
+    "deliver",
+    "fix_of",
+    "hold_reason",
+    "warn_mode",
+    "was_held",
+]
