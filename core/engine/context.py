@@ -26,6 +26,8 @@ class EngineContext:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     # Per-session state kept by the engine (warnings already shown, budgets).
     sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # An embedder built ahead of the store (the engine loads it in parallel with the rest).
+    embedder: Any = None
 
     @property
     def store(self) -> Any:
@@ -41,12 +43,13 @@ class EngineContext:
                         from twiceshy.memory.team import open_team_store
 
                         self._store = open_team_store(
-                            self.config, make_embedder(self.config.get("embedding", "backend"))
+                            self.config, self.embedder or make_embedder(self.config.get("embedding", "backend"))
                         )
+                        self._attach_rules_snapshot()
                         return self._store
                     path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
                     client = open_client(cfg["mode"], path=path, host=cfg["host"], port=cfg["port"])
-                    embedder = make_embedder(self.config.get("embedding", "backend"))
+                    embedder = self.embedder or make_embedder(self.config.get("embedding", "backend"))
                     embedded = cfg["mode"] == "embedded"
                     self._store = ExperienceStore(
                         client,
@@ -55,7 +58,19 @@ class EngineContext:
                         path=path if embedded else None,
                         reopen=(lambda: open_client("embedded", path=path, fresh=True)) if embedded else None,
                     )
+                    self._attach_rules_snapshot()
         return self._store
+
+    def _attach_rules_snapshot(self) -> None:
+        """Every write through this store keeps the client's rules snapshot in step (never fatal)."""
+        try:
+            from twiceshy.memory.rules_snapshot import attach
+
+            attach(self._store, self.config)
+        except Exception as exc:
+            from twiceshy.base.errorlog import record_error
+
+            record_error("rules_snapshot.attach", exc)
 
     def session(self, session_id: str) -> dict[str, Any]:
         """Per-session state (warnings shown, budget used). The engine lives for

@@ -1,0 +1,174 @@
+"""Cold start of the resident engine: spawn to the first answered search.
+
+For each run the engine of a data dir holding ``--size`` lessons is spawned
+exactly as the hook client spawns it (:func:`twiceshy.hooks.wire.spawn_engine`)
+and a pre-tool request for a command that matches a stored lesson is sent
+every few milliseconds (what an agent's next hook would do); the time from
+the spawn to the first reply that carries the warning is the figure. The
+engine is stopped between runs. Printed: median / min / max over ``-n`` runs
+(default 10), the engine's RSS right after that first answer, and, measured
+in the same run as a floor for comparison, the bare interpreter start
+(``python -c pass``) and ``python -c "import twiceshy"``.
+
+Also printed when the engine logged it (``TWICESHY_ENGINE_TIMING=1``): where
+the engine's own seconds went (imports, store open, embedder, first search).
+
+    python bench/cold_start.py                  # 10 runs, 1,000 lessons
+    python bench/cold_start.py -n 20 --size 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from twiceshy.engine import server as engine_mod  # noqa: E402
+from twiceshy.hooks import wire  # noqa: E402
+
+PY = sys.executable
+HIT_TRIGGER = "rm -rf build"
+HIT_TEXT = "Never rm -rf the build dir by hand; run `make clean` (it keeps the cache)."
+EXPECT = b"make clean"
+
+
+def build_store(home: Path, size: int) -> None:
+    """``size`` lessons (one of them matches the probe) in ``home``'s store."""
+    from twiceshy.base.types import Experience
+    from twiceshy.engine.context import make_context
+
+    ctx = make_context(None)
+    programs = ["git", "npm", "pip", "docker", "kubectl", "terraform", "cargo", "make", "psql", "helm"]
+    verbs = ["push", "install", "apply", "delete", "build", "publish", "reset", "update", "run", "clean"]
+    lessons = [
+        Experience(
+            text=f"When running `{programs[i % 10]} {verbs[(i // 10) % 10]} item{i}`: check the target first (#{i})",
+            trigger=f"{programs[i % 10]} {verbs[(i // 10) % 10]} item{i}",
+            tier=3 if i % 5 else 2,
+        )
+        for i in range(max(0, size - 1))
+    ]
+    lessons.append(Experience(text=HIT_TEXT, trigger=HIT_TRIGGER, tier=2))
+    ctx.store.add_many(lessons)
+    assert ctx.store.count() == size
+
+
+def probe(session: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": session,
+            "cwd": "/tmp",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": HIT_TRIGGER},
+        }
+    ).encode()
+
+
+def spawn_time(argv: list[str], n: int) -> float:
+    """Median ms from spawn to exit of ``argv``."""
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        subprocess.run(argv, check=True, capture_output=True, cwd=tempfile.gettempdir())
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def one_run(home: Path, run: int, timeout: float = 60.0) -> tuple[float, float | None, int]:
+    """(seconds from spawn to the first answered search, engine RSS MB, replies before it)."""
+    started = time.monotonic()
+    pid = wire.spawn_engine(str(home))
+    empty = 0
+    while True:
+        now = time.monotonic()
+        if now - started > timeout:
+            raise RuntimeError(f"no answer within {timeout}s; log: {(home / 'engine.log').read_text()[-2000:]}")
+        try:
+            reply = wire.request(str(home), "claude-code", "PreToolUse", f"cold{run}", probe(f"cold{run}"), now + 5.0)
+        except (wire.EngineDown, OSError):
+            reply = None
+        if reply is not None and EXPECT in reply[1]:
+            elapsed = time.monotonic() - started
+            break
+        if reply is not None:
+            empty += 1  # answered, but without the search (still loading?)
+        time.sleep(0.005)
+    engine_pid = engine_mod.read_pid(engine_mod.EnginePaths(home)) or pid
+    rss = engine_mod.rss_bytes(engine_pid)
+    engine_mod.stop(home)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    return elapsed, (rss / 1e6 if rss else None), empty
+
+
+def timing_lines(home: Path) -> list[str]:
+    log = home / "engine.log"
+    if not log.exists():
+        return []
+    return [line for line in log.read_text(errors="replace").splitlines() if "timing" in line]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-n", type=int, default=10, help="cold starts (median reported)")
+    parser.add_argument("--size", type=int, default=1000, help="lessons in the store")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary data dir")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="twiceshy-cold-"))
+    home = root / "home"
+    home.mkdir(mode=0o700)
+    os.environ["TWICESHY_HOME"] = str(home)
+    os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
+    os.environ["TWICESHY_ENGINE_TIMING"] = "1"
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+    try:
+        build_store(home, args.size)
+        bare = spawn_time([PY, "-c", "pass"], args.n)
+        pkg = spawn_time([PY, "-c", "import twiceshy"], max(3, args.n // 2))
+        results, rss, empties = [], [], 0
+        for run in range(args.n):
+            elapsed, mb, empty = one_run(home, run)
+            results.append(elapsed)
+            empties += empty
+            if mb:
+                rss.append(mb)
+        print(f"store: {args.size} lessons; runs: {args.n}; load average now {os.getloadavg()[0]:.2f}")
+        print(f"baseline  python -c pass            {bare:8.1f} ms (median)")
+        print(f"baseline  python -c 'import twiceshy' {pkg:6.1f} ms (median)")
+        print(
+            f"engine    spawn -> first answered search: median {statistics.median(results) * 1000:.0f} ms, "
+            f"min {min(results) * 1000:.0f} ms, max {max(results) * 1000:.0f} ms"
+        )
+        if rss:
+            print(f"engine    RSS after the first answer: median {statistics.median(rss):.0f} MB")
+        if empties:
+            print(f"          ({empties} empty replies before a searched one, over all runs)")
+        lines = timing_lines(home)
+        if lines:
+            print("engine's own timing (last run):")
+            for line in lines[-12:]:
+                print("   ", line)
+    finally:
+        engine_mod.stop(home, timeout=10)
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"kept {root}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

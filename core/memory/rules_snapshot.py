@@ -1,0 +1,248 @@
+"""The rules snapshot: every confirmed rule in one small private file the hook client applies alone.
+
+A rule must hold while the engine is cold, busy, slow or down. The stdlib
+hook client cannot search the store, so every process that writes the
+store keeps ``<data dir>/rules.json`` (mode 0600, replaced atomically) in
+step with it: the store calls :meth:`RulesSnapshot.on_write` after each
+write, and the engine rebuilds the file in full once it has the store open
+(that heals a snapshot some crashed writer left behind). The client
+(:mod:`twiceshy.hooks.wire`) reads it only when the engine did not answer,
+and denies a call when a rule's contrastive signature matches — the same
+:func:`twiceshy.hooks.match.matches` the engine applies.
+
+File format (version 1)::
+
+    {"v": 1, "written_at": <unix time>, "block_tiers": [1],
+     "rules": [{"id": ..., "tier": 1, "project": "<fingerprint>" | null,
+                "signature": {...} | null, "reason": "Blocked by twiceshy: ..."}]}
+
+A rule without a signature is listed (``twiceshy doctor`` can say so) but
+never matches in the client: the client only denies what the engine would.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from twiceshy.base.types import Experience
+
+VERSION = 1
+FILE_NAME = "rules.json"
+HOLD_TAG = "review:held"  # twiceshy.learning.review.HOLD_TAG (not imported: keep this module light)
+
+DENY_HEADER = "Blocked by twiceshy: a confirmed rule from earlier sessions applies."
+
+
+def snapshot_path(home: str | Path | None = None) -> Path:
+    """``<data dir>/rules.json`` (the hook client computes the same path from ``--home``)."""
+    if home is None:
+        from twiceshy.base.paths import data_dir
+
+        home = data_dir()
+    return Path(os.path.abspath(os.path.expanduser(str(home)))) / FILE_NAME
+
+
+def rule_reason(exp: Experience, signature: dict[str, Any] | None) -> str:
+    """The deny reason the client prints for ``exp``: the lesson, and the fix when the signature names one."""
+    lines = [DENY_HEADER, f"- {exp.text} ({exp.evidence()})"]
+    fix = (signature or {}).get("fix")
+    if isinstance(fix, str) and fix.strip():
+        lines.append(f"  Instead: {fix.strip()}")
+    return "\n".join(lines)
+
+
+def _signature(exp: Experience) -> dict[str, Any] | None:
+    try:
+        from twiceshy.recall.signature import signature_of
+    except ImportError:  # an install without the structured matcher: the stored signature only
+        sig = (getattr(exp, "structured", None) or {}).get("signature")
+        return sig if isinstance(sig, dict) and sig else None
+    try:
+        return signature_of(getattr(exp, "structured", None) or {}, exp.trigger, exp.text)
+    except Exception:
+        return None
+
+
+def entry_for(exp: Experience, block_tiers: Iterable[int]) -> dict[str, Any] | None:
+    """The snapshot entry of ``exp``, or None when it may not block (tier, superseded, held)."""
+    if int(exp.tier) not in {int(t) for t in block_tiers} or exp.superseded_by or HOLD_TAG in (exp.tags or []):
+        return None
+    sig = _signature(exp)
+    return {
+        "id": exp.id,
+        "tier": int(exp.tier),
+        "project": exp.project or None,
+        "signature": sig,
+        "reason": rule_reason(exp, sig),
+    }
+
+
+def read(path: Path) -> dict[str, Any] | None:
+    """The parsed snapshot, or None when missing or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != VERSION or not isinstance(data.get("rules"), list):
+        return None
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` atomically with a 0600 file (the data dir is private too)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+class RulesSnapshot:
+    """Keeps ``path`` in step with the store's rules. One per store object."""
+
+    def __init__(self, path: Path, block_tiers: Iterable[int] = (1,)) -> None:
+        self.path = Path(path)
+        self.block_tiers = sorted({int(t) for t in block_tiers})
+        self._known: tuple[tuple[int, int, int], set[str]] | None = None  # (stat key, ids) of the file
+
+    # -- locking -------------------------------------------------------------
+
+    def _locked(self) -> int:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def _ids_on_disk(self) -> set[str]:
+        """Rule ids in the file now (cached by inode/mtime/size: a write is rare, a check is per store write)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return set()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._known is None or self._known[0] != key:
+            data = read(self.path) or {"rules": []}
+            self._known = (key, {str(r.get("id")) for r in data["rules"] if isinstance(r, dict)})
+        return self._known[1]
+
+    def _fresh(self, rules: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"v": VERSION, "written_at": round(time.time(), 3), "block_tiers": self.block_tiers, "rules": rules}
+
+    # -- the store's hook ----------------------------------------------------
+
+    def on_write(self, op: str, items: Iterable[Any]) -> None:
+        """After a store write: ``op`` "upsert" with Experiences, "delete" with ids.
+
+        Touches the file only when a rule appeared, changed, stopped being a
+        rule (demoted, superseded, held) or was deleted.
+        """
+        items = list(items)
+        if not items:
+            return
+        known = self._ids_on_disk()
+        if op == "delete":
+            gone = {str(i) for i in items} & known
+            if gone:
+                self._apply({}, gone)
+            return
+        changed: dict[str, dict[str, Any] | None] = {}
+        for exp in items:
+            entry = entry_for(exp, self.block_tiers)
+            if entry is not None or exp.id in known:
+                changed[exp.id] = entry
+        if changed or not self.path.exists():
+            self._apply(changed, set())
+
+    def _apply(self, changed: dict[str, dict[str, Any] | None], gone: set[str]) -> None:
+        fd = self._locked()
+        try:
+            data = read(self.path)
+            if data is None or data.get("block_tiers") != self.block_tiers:
+                data = self._fresh([])  # the engine's full rebuild fills in what an incremental write cannot see
+            rules = {str(r.get("id")): r for r in data["rules"] if isinstance(r, dict)}
+            for exp_id in gone:
+                rules.pop(exp_id, None)
+            for exp_id, entry in changed.items():
+                if entry is None:
+                    rules.pop(exp_id, None)
+                else:
+                    rules[exp_id] = entry
+            _write(self.path, self._fresh(sorted(rules.values(), key=lambda r: r["id"])))
+        finally:
+            os.close(fd)
+        self._known = None
+
+    def rebuild(self, store: Any) -> int:
+        """Rewrite the file from every rule in ``store``. Returns the number of rules."""
+        where: dict[str, Any] = (
+            {"tier": self.block_tiers[0]} if len(self.block_tiers) == 1 else {"tier": {"$in": self.block_tiers}}
+        )
+        entries = [e for e in (entry_for(x, self.block_tiers) for x in store.all(where=where)) if e is not None]
+        fd = self._locked()
+        try:
+            _write(self.path, self._fresh(sorted(entries, key=lambda r: r["id"])))
+        finally:
+            os.close(fd)
+        self._known = None
+        return len(entries)
+
+
+def attach(store: Any, config: Any, home: str | Path | None = None) -> RulesSnapshot:
+    """Keep the snapshot of ``home`` in step with every write through ``store``.
+
+    The store's write methods are wrapped on the instance (add, add_many,
+    update, update_many, delete): one place that sees every write of every
+    process — the engine, ``learn``/``forget``/``edit``, ``import``, the
+    evolution pass — without the store knowing about the snapshot. A failure
+    to write the snapshot is logged, never raised into the store's caller.
+    """
+    try:
+        tiers = config.get("retrieval", "block_tiers")
+    except Exception:
+        tiers = [1]
+    snap = RulesSnapshot(snapshot_path(home), tiers if tiers is not None else [1])
+
+    def notify(op: str, items: Iterable[Any]) -> None:
+        try:
+            snap.on_write(op, items)
+        except Exception as exc:
+            from twiceshy.base.errorlog import record_error
+
+            record_error("rules_snapshot", exc)
+
+    def wrap(name: str, op: str, many: bool) -> None:
+        method = getattr(store, name, None)
+        if method is None or getattr(method, "_rules_snapshot", False):
+            return
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            result = method(*args, **kwargs)
+            first = args[0] if args else next(iter(kwargs.values()), None)
+            if first is not None:
+                notify(op, list(first) if many else [first])
+            return result
+
+        wrapper._rules_snapshot = True  # type: ignore[attr-defined]
+        setattr(store, name, wrapper)
+
+    wrap("add", "upsert", False)
+    wrap("add_many", "upsert", True)
+    wrap("update", "upsert", False)
+    wrap("update_many", "upsert", True)
+    wrap("delete", "delete", False)
+    store.rules_snapshot = snap
+    return snap
+
+
+__all__ = ["FILE_NAME", "RulesSnapshot", "attach", "entry_for", "read", "rule_reason", "snapshot_path"]
