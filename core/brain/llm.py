@@ -296,13 +296,13 @@ def complete(
         record_error(f"{where}.llm", f"timeout after {limit:.2f}s", model=cfg.get("model"))
         return None
     if "error" in box:
-        exc = box["error"]
-        if "Timeout" in type(exc).__name__:
+        failure = box["error"]
+        if "Timeout" in type(failure).__name__:
             STATS.add(timeouts=1)
         else:
             STATS.add(errors=1)
-        STATS.last_error = f"{type(exc).__name__}: {str(exc)[:200]}"
-        record_error(f"{where}.llm", exc, model=cfg.get("model"))
+        STATS.last_error = f"{type(failure).__name__}: {str(failure)[:200]}"
+        record_error(f"{where}.llm", failure, model=cfg.get("model"))
         return None
     text = box.get("text")
     if text is None:

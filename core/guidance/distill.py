@@ -79,7 +79,7 @@ def _exact_u_cdf_counts(m: int, n: int) -> list[int]:
 def mann_whitney_u(x: list[float], y: list[float]) -> tuple[float, float]:
     """Two-sided Mann-Whitney U test. Returns (U of x, p-value)."""
     try:
-        from scipy.stats import mannwhitneyu  # type: ignore[import-not-found]
+        from scipy.stats import mannwhitneyu
 
         res = mannwhitneyu(x, y, alternative="two-sided")
         return float(res.statistic), float(res.pvalue)
@@ -115,7 +115,7 @@ def _mann_whitney_u(x: list[float], y: list[float]) -> tuple[float, float]:
 def fisher_exact(a: int, b: int, c: int, d: int) -> float:
     """Two-sided Fisher exact test p-value for the table [[a, b], [c, d]]."""
     try:
-        from scipy.stats import fisher_exact as _fe  # type: ignore[import-not-found]
+        from scipy.stats import fisher_exact as _fe
 
         return float(_fe([[a, b], [c, d]], alternative="two-sided")[1])
     except ImportError:
@@ -173,7 +173,7 @@ def load_trajectories(path: Path | None = None) -> list[dict[str, Any]]:
     """Every recorded session; the learning loop's loader when it exists."""
     if path is None:
         try:
-            from twiceshy.learning.trajectory import load_trajectories as _load  # type: ignore[attr-defined]
+            from twiceshy.learning.trajectory import load_trajectories as _load
 
             return [t if isinstance(t, dict) else asdict(t) for t in _load()]
         except (ImportError, AttributeError):

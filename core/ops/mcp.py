@@ -102,7 +102,7 @@ def apply_verdict(ctx: Any, exp_id: str, verdict: str) -> None:
     is never lost.
     """
     try:
-        from twiceshy.learning.evolve import record_verdict  # type: ignore[attr-defined]
+        from twiceshy.learning.evolve import record_verdict
     except ImportError:
         record_verdict = None
     if record_verdict is not None:
@@ -138,7 +138,7 @@ def build_server() -> Any:
     try:
         from mcp.server.mcpserver import MCPServer as Server  # mcp >= 2
     except ImportError:
-        from mcp.server.fastmcp import FastMCP as Server  # mcp 1.x
+        from mcp.server.fastmcp import FastMCP as Server  # type: ignore[attr-defined,no-redef,unused-ignore]  # mcp 1.x
 
     server = Server(
         "twiceshy",

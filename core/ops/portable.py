@@ -471,9 +471,10 @@ def restore(ctx: EngineContext, archive: Path, stop_engine: bool = False) -> tup
         try:
             with tarfile.open(archive, "r:gz") as tar:
                 members = [m for m in _safe_members(tar) if m.name != "manifest.json"]
-                tar.extractall(
-                    staging, members=members, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {})
-                )
+                if hasattr(tarfile, "data_filter"):  # Python >= 3.10.12 / 3.11.4: refuse links out, devices
+                    tar.extractall(staging, members=members, filter="data")
+                else:  # _safe_members already dropped absolute paths, "..", links and devices
+                    tar.extractall(staging, members=members)
             saved.mkdir(parents=True, exist_ok=True)
             # Move aside everything a backup would hold, so the result is the backup exactly.
             for path, name in _backup_entries(home, store):

@@ -171,8 +171,9 @@ class UIServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = f"[{host}]" if ":" in str(host) else host
+        raw_host, port = self.server_address[:2]
+        host = raw_host.decode() if isinstance(raw_host, bytes) else str(raw_host)
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}/"
 
 

@@ -43,7 +43,7 @@ def tool_output_text(response: Any, limit: int = MAX_OUTPUT_CHARS) -> str | None
         text = "\n".join(p for p in parts if isinstance(p, str) and p)
     elif isinstance(response, list):
         # MCP-style content blocks: [{"type": "text", "text": ...}, ...]
-        texts = [b.get("text") for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts = [b["text"] for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)]
         text = "\n".join(texts) if texts else json.dumps(response, default=str)
     else:
         text = json.dumps(response, default=str, ensure_ascii=False)

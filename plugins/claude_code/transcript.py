@@ -26,6 +26,7 @@ from typing import Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.types import TranscriptEntry
+from twiceshy.plugin.payload import text_field
 
 # Text Claude Code puts in a "user" line that the user did not type.
 _INJECTED_PREFIXES = (
@@ -121,7 +122,7 @@ def _assistant_entries(content: Any, stamp: str) -> list[TranscriptEntry]:
             if not isinstance(tool_input, dict):
                 tool_input = {"input": tool_input} if tool_input is not None else {}
             name = str(block.get("name") or "")
-            text = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
+            text = text_field(tool_input, "command")
             if not text:
                 text = f"{name} " + json.dumps(tool_input, sort_keys=True, default=str, ensure_ascii=False)
             out.append(
@@ -165,7 +166,7 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
                 message = record.get("message")
                 if not isinstance(message, dict):
                     raise ValueError(f"{kind} line has no message object")
-                stamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else ""
+                stamp = text_field(record, "timestamp")
                 content = message.get("content")
                 if kind == "user":
                     entries.extend(_user_entries(record, content, stamp, names))

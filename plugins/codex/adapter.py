@@ -73,7 +73,7 @@ def tool_output_text(response: Any, limit: int = MAX_OUTPUT_CHARS) -> str | None
     if isinstance(response, str):
         text = response
     elif isinstance(response, list):
-        texts = [b.get("text") for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts = [b["text"] for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)]
         text = "\n".join(texts) if texts else json.dumps(response, default=str, ensure_ascii=False)
     elif isinstance(response, dict) and isinstance(response.get("content"), list):
         return tool_output_text(response["content"], limit)

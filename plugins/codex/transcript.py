@@ -43,6 +43,7 @@ from typing import Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.types import TranscriptEntry
+from twiceshy.plugin.payload import text_field
 from twiceshy.plugins.codex.adapter import normalise_tool_input
 
 MAX_TEXT = 20_000
@@ -121,7 +122,7 @@ def _output_text(output: Any) -> tuple[str, bool]:
         text, nested_error = _output_text(output.get("content", output.get("output", "")))
         return text, is_error or nested_error
     if isinstance(output, list):
-        parts = [b.get("text") for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        parts = [b["text"] for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
         text = "\n".join(parts)
     elif isinstance(output, str):
         text = output
@@ -182,7 +183,7 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
         payload = record.get("payload")
         if not isinstance(payload, dict):
             continue
-        stamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else ""
+        stamp = text_field(record, "timestamp")
         rtype = record.get("type")
         if rtype == "event_msg":
             if typed_mode:
@@ -224,9 +225,9 @@ def _response_item(payload: dict[str, Any], stamp: str, typed_mode: bool) -> lis
                 else []
             )
         return []  # developer / system messages (instructions, hook context) are not anyone's words
-    call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else ""
+    call_id = text_field(payload, "call_id")
     if kind == "function_call" or kind == "custom_tool_call":
-        name = payload.get("name") if isinstance(payload.get("name"), str) else ""
+        name = text_field(payload, "name")
         if kind == "custom_tool_call":
             raw_input: Any = payload.get("input")
             tool_input = (
@@ -251,7 +252,8 @@ def _response_item(payload: dict[str, Any], stamp: str, typed_mode: bool) -> lis
             )
         ]
     if kind == "local_shell_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        raw_action = payload.get("action")
+        action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
         return [
             TranscriptEntry(
                 role="assistant",
@@ -263,7 +265,8 @@ def _response_item(payload: dict[str, Any], stamp: str, typed_mode: bool) -> lis
             )
         ]
     if kind == "web_search_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        raw_action = payload.get("action")
+        action = raw_action if isinstance(raw_action, dict) else {}
         return [
             TranscriptEntry(
                 role="assistant",

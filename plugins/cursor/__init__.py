@@ -61,6 +61,7 @@ from typing import Any
 from twiceshy.base.types import CoreEvent
 from twiceshy.plugin.agent import AgentPlugin
 from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.payload import text_field
 from twiceshy.plugins.cursor import adapter, compat, transcript
 from twiceshy.plugins.cursor import settings as cursor_settings
 
@@ -81,11 +82,11 @@ def parse_compat(native_event: str, payload: dict[str, Any]) -> CoreEvent | None
     )
     if cursor_event is None:
         return None
-    tool_name = payload.get("tool_name") if isinstance(payload.get("tool_name"), str) else ""
+    tool_name = text_field(payload, "tool_name")
     marked = {**payload, "twiceshy_via": "cursor-running-claude-code-hooks"}
     if compat.is_duplicate(native_event, tool_name or "", payload):
         return CoreEvent(
-            kind=compat.IGNORE,  # type: ignore[arg-type]
+            kind=compat.IGNORE,
             agent=AGENT,
             native_event=native_event,
             session_id=adapter.session_id_of(payload),

@@ -77,7 +77,7 @@ def _text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str | None:
     if isinstance(value, str):
         return value[:limit]
     if isinstance(value, dict) and isinstance(value.get("content"), list):
-        texts = [b.get("text") for b in value["content"] if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts = [b["text"] for b in value["content"] if isinstance(b, dict) and isinstance(b.get("text"), str)]
         if texts:
             return "\n".join(texts)[:limit]
     return json.dumps(value, default=str, ensure_ascii=False)[:limit]

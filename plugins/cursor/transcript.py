@@ -63,7 +63,8 @@ def _result_text(content: Any) -> str:
 
 def _from_record(record: dict[str, Any]) -> list[TranscriptEntry]:
     role = record.get("role") or record.get("type")
-    message = record.get("message") if isinstance(record.get("message"), dict) else record
+    nested = record.get("message")
+    message: dict[str, Any] = nested if isinstance(nested, dict) else record
     content = message.get("content")
     stamp = str(record.get("timestamp") or "")
     if role not in ("user", "assistant"):
@@ -173,14 +174,14 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
     """Read a Cursor transcript (JSONL or plain text); ``[]`` when the shape is unknown."""
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     lines = [line for line in text.splitlines() if line.strip()]
-    records = []
+    records: list[dict[str, Any]] | None = []
     for line in lines:
         try:
             record = json.loads(line)
         except ValueError:
             records = None
             break
-        if isinstance(record, dict):
+        if isinstance(record, dict) and records is not None:
             records.append(record)
     if records:
         entries: list[TranscriptEntry] = []

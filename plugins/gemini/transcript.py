@@ -46,6 +46,7 @@ from typing import Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.types import TranscriptEntry
+from twiceshy.plugin.payload import text_field
 from twiceshy.plugins.gemini.adapter import _EXIT_CODE, _parts_text
 
 MAX_TEXT = 20_000
@@ -134,13 +135,13 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
     seen_results: set[str] = set()
     for message in _load_messages(Path(path)):
         kind = message.get("type")
-        stamp = message.get("timestamp") if isinstance(message.get("timestamp"), str) else ""
+        stamp = text_field(message, "timestamp")
         content = message.get("content")
         if kind == "user":
             responses = _function_responses(content)
             if responses:
                 for response in responses:
-                    rid = response.get("id") if isinstance(response.get("id"), str) else ""
+                    rid = text_field(response, "id")
                     if rid and rid in seen_results:
                         continue  # already read from the gemini turn's toolCalls
                     seen_results.add(rid)
@@ -172,7 +173,7 @@ def read_transcript(path: Path) -> list[TranscriptEntry]:
             for call in calls if isinstance(calls, list) else []:
                 if not isinstance(call, dict):
                     continue
-                cid = call.get("id") if isinstance(call.get("id"), str) else ""
+                cid = text_field(call, "id")
                 args = call.get("args") if isinstance(call.get("args"), dict) else {}
                 name = str(call.get("name") or "")
                 entries.append(
