@@ -239,6 +239,16 @@ def engine_ms(home: Path, kind_filter) -> list[float]:
     return out
 
 
+def time_floor(n: int) -> list[float]:
+    """Bare interpreter start (``python -I -S -c pass``): the floor any hook process pays."""
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        subprocess.run([PY, "-I", "-S", "-c", "pass"], capture_output=True)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def fmt(s: dict[str, float]) -> str:
     return f"{s['p50']:7.1f} {s['p95']:7.1f} {s['p99']:7.1f}"
 
@@ -285,6 +295,8 @@ def main() -> int:
                     times += t
                     matched += m
                 row[name] = summary(times)
+                # the floor interleaved with each scenario: the machine's load drifts
+                row[name]["floor_p50"] = pct(time_floor(max(5, args.n // 5)), 0.5)
                 if want is not None:
                     row[name]["warned"] = matched
                 time.sleep(1.2)  # the event log flushes once a second
@@ -344,15 +356,19 @@ def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
         f"\n== {size:,} experiences (store built in {row['build_s']}s, engine ready in {row['engine_ready_s']}s, RSS {row['engine_rss_mb']} MB)"
     )
     print(
-        f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s} {'engine p50':>10s}   {'in-process p50':>14s} {'ratio':>6s}"
+        f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s} {'engine p50':>10s} {'floor p50':>9s} {'/floor':>6s}"
+        f"   {'in-process p50':>14s} {'ratio':>6s}"
     )
     for name in ("read-only", "hit", "no hit"):
         s = row[name]
         ip = row["in-process"][name]
         extra = f"  (warned {s['warned']}/{s['n']}; in-process {ip['warned']}/{ip['n']})" if "warned" in s else ""
-        print(f"{name:24s} {fmt(s)} {s['engine_p50']:10.1f}   {ip['p50']:14.0f} {ip['p50'] / s['p50']:5.0f}x{extra}")
+        print(
+            f"{name:24s} {fmt(s)} {s['engine_p50']:10.1f} {s['floor_p50']:9.1f} {s['p50'] / s['floor_p50']:5.1f}x"
+            f"   {ip['p50']:14.0f} {ip['p50'] / s['p50']:5.0f}x{extra}"
+        )
     print(f"{'down (fail open)':24s} {fmt(row['down'])}")
-    print("(engine p50: time inside the engine per request, from events.jsonl)")
+    print("(engine p50: time inside the engine per request, from events.jsonl; floor: `python -I -S -c pass`)")
     cold = row.get("cold") or {}
     if cold.get("first_call_ms") is not None:
         print(

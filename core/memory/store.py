@@ -5,6 +5,13 @@ server`` talks to a Chroma server (``chroma run``) for a team. Vectors are
 always computed by our own :mod:`twiceshy.memory.embedding` and passed explicitly,
 so Chroma's downloading default embedding function is never used.
 
+In the engine (:meth:`ExperienceStore.enable_index`) searches are answered
+by an in-memory mirror of the vectors (:mod:`twiceshy.memory.index`) kept in
+step with writes of other processes through a change journal, and hit counts
+are written in batches (:meth:`ExperienceStore.touch_many`). Reads of many
+lessons go page by page (:meth:`ExperienceStore.iter_pages`): one ``get`` of
+a 100k store exceeds SQLite's variable limit.
+
 Typed edges between experiences (generalizes, relates-to, supersedes) live
 in a second collection, ``<name>__edges``, with a constant vector: Chroma is
 used there as a metadata table so the whole memory stays in one store.
@@ -12,10 +19,12 @@ used there as a metadata table so the whole memory stays in one store.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +41,9 @@ def check_edge_type(edge_type: str) -> None:
 
 
 _EDGE_VECTOR = [1.0]
+PAGE = 1000  # lessons per Chroma get when reading many (SQLite's variable limit)
+HITS_FLUSH_COUNT = 64  # pending hit increments written in one call past this many lessons
+HITS_FLUSH_S = 30.0  # ... or once the oldest pending increment is this old
 
 
 def open_client(
@@ -67,6 +79,14 @@ class ExperienceStore:
     client when someone else wrote. Reopening costs ~16 ms.
     """
 
+    # Class-level defaults: subclasses that skip __init__ (the team store) still work.
+    _index: Any = None
+    _journal: Any = None
+    _writer = ""
+    _pending_hits: dict[str, int] | None = None
+    _pending_since = 0.0
+    _batch_hits = False
+
     def __init__(
         self,
         client: Any,
@@ -85,6 +105,15 @@ class ExperienceStore:
         self._lock = threading.RLock()
         self._open_collections()
         self._generation_seen = self._read_generation()
+        self._writer = uuid.uuid4().hex[:12]  # names our lines in the change journal
+        self._journal = None
+        if path is not None:
+            from twiceshy.memory.index import Journal
+
+            self._journal = Journal(path / "changes.log")
+        self._index = None  # VectorIndex once enable_index() ran
+        self._journal_pos: tuple[str, int] = ("", 0)
+        self._pending_hits = {}
 
     def _open_collections(self) -> None:
         self._count: int | None = None  # cached count (embedded mode), see count()
@@ -111,9 +140,11 @@ class ExperienceStore:
         except OSError:
             return ""
 
-    def _bump_generation(self, count_changed: bool = True) -> None:
+    def _bump_generation(self, count_changed: bool = True, op: str = "", ids: Iterable[str] = ()) -> None:
         if count_changed:
             self._count = None  # every add/delete comes through here
+        if op and self._journal is not None:
+            self._journal.append(self._writer, op, ids)  # before the stamp: a reader that sees it finds the lines
         gen = self._generation_file()
         if gen is None:
             return
@@ -137,29 +168,83 @@ class ExperienceStore:
             self.client = self._reopen()
             self._open_collections()
             self._generation_seen = current
+            if self._index is not None:
+                self._sync_index()
         return True
+
+    # -- the in-memory index (engine) -----------------------------------------
+
+    def enable_index(self) -> None:
+        """Answer searches from an in-memory mirror of the vectors and batch hit
+        counts (the resident engine calls this once). Embedded mode only."""
+        if self._index is not None or self._journal is None:
+            return
+        from twiceshy.memory.index import VectorIndex
+
+        with self._lock:
+            index = VectorIndex()
+            self._journal_pos = self._journal.position()  # first: writes during the load are replayed
+            index.load(self._col)
+            self._index = index
+            self._batch_hits = True
+            atexit.register(self.flush_hits)
+
+    def _sync_index(self) -> None:
+        """Apply other processes' writes named in the journal since we last read it."""
+        from twiceshy.memory.index import INCREMENTAL_MAX
+
+        got = self._journal.read_since(*self._journal_pos)
+        if got is None:  # rotated or missing: reload in full
+            self._journal_pos = self._journal.position()
+            self._index.load(self._col)
+            return
+        epoch, offset, lines = got
+        changed = list(dict.fromkeys(i for writer, _op, i in lines if writer != self._writer))
+        if len(changed) > INCREMENTAL_MAX:
+            self._journal_pos = self._journal.position()
+            self._index.load(self._col)
+            return
+        self._index.refresh_rows(self._col, changed)
+        self._journal_pos = (epoch, offset)
+
+    @property
+    def index(self) -> Any:
+        """The :class:`twiceshy.memory.index.VectorIndex`, or ``None`` outside the engine."""
+        return self._index
 
     # -- writing -----------------------------------------------------------
 
     def add(self, exp: Experience) -> Experience:
         with self._lock:
             (vector,) = self.embedder.embed([exp.trigger or exp.text])
-            self._col.upsert(ids=[exp.id], embeddings=[vector], documents=[exp.text], metadatas=[exp.to_metadata()])
-            self._bump_generation()
+            self.add_vectors([exp], [vector])
         return exp
 
     def add_many(self, exps: list[Experience], batch: int = 256) -> None:
+        for start in range(0, len(exps), batch):
+            chunk = exps[start : start + batch]
+            self.add_vectors(chunk, self.embedder.embed([e.trigger or e.text for e in chunk]))
+
+    def add_vectors(self, exps: list[Experience], vectors: list[list[float]] | Any) -> None:
+        """Upsert lessons whose trigger vectors are already computed, in one Chroma call."""
+        if not len(exps):
+            return
+        vectors = [list(map(float, v)) for v in vectors]
+        ids = [e.id for e in exps]
+        metas = [e.to_metadata() for e in exps]
         with self._lock:
-            for start in range(0, len(exps), batch):
-                chunk = exps[start : start + batch]
-                vectors = self.embedder.embed([e.trigger or e.text for e in chunk])
+            for start in range(0, len(exps), PAGE * 4):
+                end = start + PAGE * 4
                 self._col.upsert(
-                    ids=[e.id for e in chunk],
-                    embeddings=vectors,
-                    documents=[e.text for e in chunk],
-                    metadatas=[e.to_metadata() for e in chunk],
+                    ids=ids[start:end],
+                    embeddings=vectors[start:end],
+                    documents=[e.text for e in exps[start:end]],
+                    metadatas=metas[start:end],
                 )
-            self._bump_generation()
+            self._drop_pending(ids)  # what we wrote already carries them
+            if self._index is not None:
+                self._index.upsert(ids, vectors, metas)
+            self._bump_generation(op="u", ids=ids)
 
     def update(self, exp: Experience, reembed: bool = False) -> Experience:
         """Write back counts/tier changes. Pass ``reembed=True`` when the text or
@@ -169,8 +254,7 @@ class ExperienceStore:
         with self._lock:
             # Metadata only: passing documents makes Chroma re-embed them with
             # its default (downloading) embedding function.
-            self._col.update(ids=[exp.id], metadatas=[exp.to_metadata()])
-            self._bump_generation(count_changed=False)
+            self._write_meta([exp])
         return exp
 
     def update_many(self, exps: list[Experience]) -> None:
@@ -178,8 +262,63 @@ class ExperienceStore:
         if not exps:
             return
         with self._lock:
-            self._col.update(ids=[e.id for e in exps], metadatas=[e.to_metadata() for e in exps])
-            self._bump_generation(count_changed=False)
+            self._write_meta(exps)
+
+    def _write_meta(self, exps: list[Experience]) -> None:
+        ids = [e.id for e in exps]
+        metas = [e.to_metadata() for e in exps]
+        for start in range(0, len(ids), PAGE):
+            self._col.update(ids=ids[start : start + PAGE], metadatas=metas[start : start + PAGE])
+        self._drop_pending(ids)
+        if self._index is not None:
+            self._index.update_meta(ids, metas)
+        self._bump_generation(count_changed=False, op="u", ids=ids)
+
+    # -- hit counts in batches ---------------------------------------------------
+
+    def touch_many(self, ids: Iterable[str]) -> None:
+        """Count one hit (warning shown) for each id. In the engine the counts
+        are kept in memory and written in one call per :data:`HITS_FLUSH_COUNT`
+        lessons or :data:`HITS_FLUSH_S` seconds (and at exit); elsewhere at once.
+        Reads through this store see pending counts."""
+        ids = list(ids)
+        if not ids:
+            return
+        with self._lock:
+            if self._pending_hits is None:
+                self._pending_hits = {}
+            if not self._pending_hits:
+                self._pending_since = time.monotonic()
+            for exp_id in ids:
+                self._pending_hits[exp_id] = self._pending_hits.get(exp_id, 0) + 1
+            due = (
+                not self._batch_hits
+                or len(self._pending_hits) >= HITS_FLUSH_COUNT
+                or time.monotonic() - self._pending_since >= HITS_FLUSH_S
+            )
+        if due:
+            self.flush_hits()
+
+    def flush_hits(self) -> int:
+        """Write pending hit counts (one read and one write of the touched lessons)."""
+        with self._lock:
+            if not self._pending_hits:
+                return 0
+            exps = self.get_many(list(self._pending_hits))  # pending counts overlaid
+            self._pending_hits.clear()
+            if exps:
+                self.update_many(exps)
+            return len(exps)
+
+    def _overlay(self, exp: Experience) -> Experience:
+        if self._pending_hits:
+            exp.hits += self._pending_hits.get(exp.id, 0)
+        return exp
+
+    def _drop_pending(self, ids: Iterable[str]) -> None:
+        if self._pending_hits:
+            for exp_id in ids:
+                self._pending_hits.pop(exp_id, None)
 
     def add_edges(self, edges: list[tuple[str, str, str, float]]) -> None:
         """Several (src, dst, type, weight) edges in one Chroma call."""
@@ -202,7 +341,10 @@ class ExperienceStore:
             self._col.delete(ids=[exp_id])
             self._edges.delete(where={"src": exp_id})
             self._edges.delete(where={"dst": exp_id})
-            self._bump_generation()
+            self._drop_pending([exp_id])
+            if self._index is not None:
+                self._index.remove([exp_id])
+            self._bump_generation(op="d", ids=[exp_id])
 
     # -- reading -----------------------------------------------------------
 
@@ -210,23 +352,50 @@ class ExperienceStore:
         got = self._col.get(ids=[exp_id], include=["documents", "metadatas"])
         if not got["ids"]:
             return None
-        return Experience.from_metadata(got["ids"][0], got["documents"][0], got["metadatas"][0])
+        return self._overlay(Experience.from_metadata(got["ids"][0], got["documents"][0], got["metadatas"][0]))
 
     def get_many(self, ids: Iterable[str]) -> list[Experience]:
-        ids = list(ids)
-        if not ids:
-            return []
-        got = self._col.get(ids=ids, include=["documents", "metadatas"])
-        return [Experience.from_metadata(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])]
+        """The lessons of ``ids`` that exist, in ``ids`` order (paged: any number of ids)."""
+        ids = list(dict.fromkeys(ids))
+        found: dict[str, Experience] = {}
+        for start in range(0, len(ids), PAGE):
+            got = self._col.get(ids=ids[start : start + PAGE], include=["documents", "metadatas"])
+            for i, d, m in zip(got["ids"], got["documents"], got["metadatas"]):
+                found[i] = self._overlay(Experience.from_metadata(i, d, m))
+        return [found[i] for i in ids if i in found]
+
+    def iter_pages(self, where: dict[str, Any] | None = None, page: int = PAGE) -> Iterator[list[Experience]]:
+        """Every lesson (matching ``where``), ``page`` at a time: memory and each
+        Chroma call stay bounded whatever the store's size."""
+        offset = 0
+        while True:
+            got = self._col.get(where=where, include=["documents", "metadatas"], limit=page, offset=offset)
+            if not got["ids"]:
+                return
+            yield [
+                self._overlay(Experience.from_metadata(i, d, m))
+                for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])
+            ]
+            if len(got["ids"]) < page:
+                return
+            offset += len(got["ids"])
+
+    def iter_all(self, where: dict[str, Any] | None = None, page: int = PAGE) -> Iterator[Experience]:
+        """Every lesson (matching ``where``), one at a time, read page by page."""
+        for chunk in self.iter_pages(where=where, page=page):
+            yield from chunk
 
     def all(self, where: dict[str, Any] | None = None) -> list[Experience]:
-        got = self._col.get(where=where, include=["documents", "metadatas"])
-        return [Experience.from_metadata(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])]
+        """Every lesson (matching ``where``) as one list, read page by page.
+        Prefer :meth:`iter_pages` where the caller can stream."""
+        return list(self.iter_all(where=where))
 
     def count(self) -> int:
         # Chroma's count() costs ~3-12 ms at 10k items and search needs it on
         # every call. In embedded mode every write (ours via _bump_generation,
         # another process's via refresh_if_stale -> reopen) drops the cache.
+        if self._index is not None:
+            return len(self._index)
         if self.path is None:
             return int(self._col.count())
         if self._count is None:
@@ -250,6 +419,8 @@ class ExperienceStore:
     def search_vector(
         self, vector: list[float], k: int = 8, project: str | None = None, include_superseded: bool = True
     ) -> list[tuple[Experience, float]]:
+        if self._index is not None:
+            return self._search_index(vector, k, project, include_superseded)
         total = self.count()
         if total == 0:
             return []
@@ -267,9 +438,37 @@ class ExperienceStore:
             exp = Experience.from_metadata(exp_id, doc, meta)
             if not include_superseded and exp.superseded_by:
                 continue
-            out.append((exp, 1.0 - float(dist)))
+            out.append((self._overlay(exp), 1.0 - float(dist)))
             if len(out) >= k:
                 break
+        return out
+
+    def _search_index(
+        self, vector: list[float], k: int, project: str | None, include_superseded: bool
+    ) -> list[tuple[Experience, float]]:
+        """Search the in-memory index; documents of the hits from its cache or one Chroma get."""
+        index = self._index
+        hits = index.search(vector, k, project=project, include_superseded=include_superseded)
+        if not hits:
+            return []
+        rows: dict[str, tuple[str, dict[str, Any]]] = {}
+        missing = []
+        for exp_id, _ in hits:
+            cached = index.cached(exp_id)
+            if cached is None:
+                missing.append(exp_id)
+            else:
+                rows[exp_id] = cached
+        if missing:
+            got = self._col.get(ids=missing, include=["documents", "metadatas"])
+            for i, d, m in zip(got["ids"], got["documents"], got["metadatas"]):
+                rows[i] = (d, m)
+                index.remember(i, d, m)
+        out = []
+        for exp_id, score in hits:
+            row = rows.get(exp_id)
+            if row is not None:  # gone from Chroma since: the next sync drops it
+                out.append((self._overlay(Experience.from_metadata(exp_id, row[0], dict(row[1]))), score))
         return out
 
     # -- graph -------------------------------------------------------------

@@ -1,0 +1,370 @@
+"""An in-memory vector index mirrored from the Chroma store (the engine's search path).
+
+Chroma stays the store of record; this is a read mirror the resident engine
+keeps so a search costs a matrix-vector product instead of an HNSW query plus
+a ``where`` filter (which grows with the store). It holds, per lesson, only
+what a search needs to pick rows: the unit vector, the project (as a small
+integer code) and whether the lesson is superseded. Documents and metadata
+of the few rows a search returns are read from Chroma by id (one ``get``) or
+from a small LRU cache.
+
+Above :data:`COARSE_MIN` rows a two-stage search keeps the per-query memory
+traffic bounded: a first pass over a PCA projection of the vectors
+(:data:`COARSE_DIMS` dims, a quarter of the bytes) picks :data:`COARSE_POOL`
+candidates, which are then re-scored exactly. Exact below that size.
+
+Staying in step with other processes: every store write appends
+``<writer> <op> <id>`` lines to ``<store>/changes.log`` (:class:`Journal`) and
+then stamps ``<store>/generation``. On a generation change the index reads
+the journal from where it stopped and re-reads only the ids named there;
+when the journal was rotated (new epoch) or names too many ids, it reloads
+in full, in pages.
+
+numpy is imported here only; the hook client never imports this module.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PAGE = 2000  # rows per Chroma get: far below SQLite's variable limit
+COARSE_MIN = 40_000  # rows from which the first pass runs on the projection
+COARSE_DIMS = 96
+COARSE_POOL = 512  # candidates the coarse pass hands to the exact pass
+CACHE_ROWS = 4096  # documents/metadata kept for recently returned lessons
+JOURNAL_MAX_BYTES = 4 * 1024 * 1024  # rotated past this (readers then reload in full)
+INCREMENTAL_MAX = 20_000  # more changed ids than this: a full reload is cheaper
+
+
+class Journal:
+    """Append-only change log shared by every process that writes one store.
+
+    First line ``#epoch <hex>``; then ``<writer> u|d <id>`` per changed lesson
+    (``writer``: a token per open store, so a reader skips its own writes).
+    Appends are done under an exclusive ``flock`` so lines from two writers
+    never interleave; a writer that finds the file past
+    :data:`JOURNAL_MAX_BYTES` rotates it to a new epoch first.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, writer: str, op: str, ids: Iterable[str]) -> None:
+        body = "".join(f"{writer} {op} {i}\n" for i in ids)
+        if not body:
+            return
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            size = os.fstat(fd).st_size
+            if size == 0 or size > JOURNAL_MAX_BYTES:
+                os.ftruncate(fd, 0)
+                body = f"#epoch {uuid.uuid4().hex}\n" + body
+            os.write(fd, body.encode())
+        except OSError:
+            pass
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def position(self) -> tuple[str, int]:
+        """(epoch, size) now: where a reader that has seen everything stands."""
+        try:
+            with open(self.path, "rb") as fh:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_SH)
+                head = fh.readline()
+                fh.seek(0, os.SEEK_END)
+                return self._epoch(head), fh.tell()
+        except OSError:
+            return "", 0
+
+    def read_since(self, epoch: str, offset: int) -> tuple[str, int, list[tuple[str, str, str]]] | None:
+        """New complete lines since (epoch, offset) as (writer, op, id); ``None``
+        when the journal was rotated or is gone (the reader must reload)."""
+        try:
+            with open(self.path, "rb") as fh:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_SH)
+                head = fh.readline()
+                if self._epoch(head) != epoch or not epoch:
+                    return None
+                fh.seek(max(offset, len(head)))
+                data = fh.read()
+        except OSError:
+            return None
+        end = data.rfind(b"\n") + 1  # a line being written is read next time
+        out: list[tuple[str, str, str]] = []
+        for line in data[:end].decode("utf-8", "replace").splitlines():
+            parts = line.split(" ", 2)
+            if len(parts) == 3 and not line.startswith("#"):
+                out.append((parts[0], parts[1], parts[2]))
+        return epoch, max(offset, len(head)) + end, out
+
+    @staticmethod
+    def _epoch(head: bytes) -> str:
+        text = head.decode("utf-8", "replace").strip()
+        return text[len("#epoch ") :] if text.startswith("#epoch ") else ""
+
+
+class VectorIndex:
+    """Unit vectors of every lesson, with project and superseded flags, in numpy.
+
+    Thread-safe: searches and updates take one lock (an update is a few
+    array writes; a search ~1 ms at 10k rows).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.ids: list[str] = []
+        self.pos: dict[str, int] = {}
+        # Buffers with spare capacity; rows [0, len(ids)) are live (see the views below).
+        self._vecs = np.zeros((0, 0), dtype=np.float32)
+        self._project = np.zeros(0, dtype=np.int32)  # 0: global
+        self._superseded = np.zeros(0, dtype=bool)
+        self._project_codes: dict[str, int] = {}
+        self._proj: np.ndarray | None = None  # PCA basis (dim x COARSE_DIMS)
+        self._low_buf = np.zeros((0, 0), dtype=np.float32)
+        self.cache: OrderedDict[str, tuple[str, dict[str, Any]]] = OrderedDict()
+        self.loaded = False
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def vecs(self) -> np.ndarray:
+        return self._vecs[: len(self.ids)]
+
+    @property
+    def project(self) -> np.ndarray:
+        return self._project[: len(self.ids)]
+
+    @property
+    def superseded(self) -> np.ndarray:
+        return self._superseded[: len(self.ids)]
+
+    @property
+    def _low(self) -> np.ndarray:
+        return self._low_buf[: len(self.ids)]
+
+    # -- building ------------------------------------------------------------
+
+    def _code(self, project: Any) -> int:
+        if not project:
+            return 0
+        code = self._project_codes.get(project)
+        if code is None:
+            code = self._project_codes[project] = len(self._project_codes) + 1
+        return code
+
+    def load(self, col: Any, page: int = PAGE) -> None:
+        """Replace the contents with every row of Chroma collection ``col``, page by page."""
+        ids: list[str] = []
+        chunks: list[np.ndarray] = []
+        projects: list[int] = []
+        superseded: list[bool] = []
+        offset = 0
+        while True:
+            got = col.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            batch = got["ids"]
+            if not batch:
+                break
+            ids.extend(batch)
+            chunks.append(np.asarray(got["embeddings"], dtype=np.float32))
+            for meta in got["metadatas"]:
+                meta = meta or {}
+                projects.append(self._code(meta.get("project")))
+                superseded.append(bool(meta.get("superseded_by")))
+            offset += len(batch)
+            if len(batch) < page:
+                break
+        vecs = np.concatenate(chunks) if chunks else np.zeros((0, 0), dtype=np.float32)
+        with self._lock:
+            self.ids = ids
+            self.pos = {i: n for n, i in enumerate(ids)}
+            self._vecs = _normalise(vecs)
+            self._project = np.asarray(projects, dtype=np.int32)
+            self._superseded = np.asarray(superseded, dtype=bool)
+            self.cache.clear()
+            self._fit_projection()
+            self.loaded = True
+
+    def _fit_projection(self) -> None:
+        n = len(self.ids)
+        if n < COARSE_MIN or self.vecs.shape[1] <= COARSE_DIMS:
+            self._proj, self._low_buf = None, np.zeros((0, 0), dtype=np.float32)
+            return
+        rng = np.random.default_rng(0)
+        sample = self.vecs[rng.choice(n, size=min(n, 8000), replace=False)]
+        # Principal directions of the (uncentred) vectors: a dot product in the
+        # projection approximates the full one best along them.
+        _, _, vt = np.linalg.svd(sample, full_matrices=False)
+        self._proj = np.ascontiguousarray(vt[:COARSE_DIMS].T, dtype=np.float32)
+        low = np.zeros((self._vecs.shape[0], COARSE_DIMS), dtype=np.float32)
+        low[:n] = self.vecs @ self._proj
+        self._low_buf = low
+
+    def _grow(self, need: int, dim: int) -> None:
+        """Room for ``need`` rows: capacity grows by a quarter, so appending one lesson to a
+        100k index does not copy 150 MB."""
+        cap = self._vecs.shape[0]
+        if self._vecs.shape[1] != dim and len(self.ids) == 0:
+            self._vecs = np.zeros((0, dim), dtype=np.float32)
+            cap = 0
+        if need <= cap:
+            return
+        new_cap = max(need, cap + cap // 4 + 1024)
+        vecs = np.zeros((new_cap, dim), dtype=np.float32)
+        vecs[:cap] = self._vecs
+        self._vecs = vecs
+        self._project = np.concatenate([self._project, np.zeros(new_cap - cap, dtype=np.int32)])
+        self._superseded = np.concatenate([self._superseded, np.zeros(new_cap - cap, dtype=bool)])
+        if self._proj is not None:
+            low = np.zeros((new_cap, self._proj.shape[1]), dtype=np.float32)
+            low[:cap] = self._low_buf[:cap]
+            self._low_buf = low
+
+    def upsert(self, ids: list[str], vectors: Any, metas: list[dict[str, Any] | None]) -> None:
+        """Add or replace rows (vectors need not be normalised)."""
+        if not ids:
+            return
+        vecs = _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1))
+        with self._lock:
+            self._grow(len(self.ids) + len(ids), vecs.shape[1])
+            for n, exp_id in enumerate(ids):
+                self.cache.pop(exp_id, None)
+                row = self.pos.get(exp_id)
+                if row is None:
+                    row = self.pos[exp_id] = len(self.ids)
+                    self.ids.append(exp_id)
+                meta = metas[n] or {}
+                self._vecs[row] = vecs[n]
+                self._project[row] = self._code(meta.get("project"))
+                self._superseded[row] = bool(meta.get("superseded_by"))
+                if self._proj is not None:
+                    self._low_buf[row] = vecs[n] @ self._proj
+            if self._proj is None and len(self.ids) >= COARSE_MIN:
+                self._fit_projection()
+
+    def update_meta(self, ids: list[str], metas: list[dict[str, Any]]) -> None:
+        """Metadata-only change (project, superseded) of known rows."""
+        with self._lock:
+            for exp_id, meta in zip(ids, metas):
+                self.cache.pop(exp_id, None)
+                row = self.pos.get(exp_id)
+                if row is None:
+                    continue
+                self._project[row] = self._code(meta.get("project"))
+                self._superseded[row] = bool(meta.get("superseded_by"))
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Drop rows; the last row moves into each hole (order does not matter)."""
+        with self._lock:
+            for exp_id in ids:
+                self.cache.pop(exp_id, None)
+                row = self.pos.pop(exp_id, None)
+                if row is None:
+                    continue
+                last = len(self.ids) - 1
+                if row != last:
+                    moved = self.ids[last]
+                    self.ids[row] = moved
+                    self.pos[moved] = row
+                    self._vecs[row] = self._vecs[last]
+                    self._project[row] = self._project[last]
+                    self._superseded[row] = self._superseded[last]
+                    if self._proj is not None:
+                        self._low_buf[row] = self._low_buf[last]
+                self.ids.pop()
+
+    def refresh_rows(self, col: Any, ids: list[str]) -> None:
+        """Re-read ``ids`` from Chroma: present ones are upserted, missing ones removed."""
+        for start in range(0, len(ids), PAGE):
+            chunk = ids[start : start + PAGE]
+            got = col.get(ids=chunk, include=["embeddings", "metadatas"])
+            found = list(got["ids"])
+            if found:
+                self.upsert(found, got["embeddings"], list(got["metadatas"]))
+            present = set(found)
+            self.remove([i for i in chunk if i not in present])
+
+    # -- searching -----------------------------------------------------------
+
+    def search(
+        self, vector: Any, k: int, project: str | None = None, include_superseded: bool = True
+    ) -> list[tuple[str, float]]:
+        """Top ``k`` (id, cosine) among global lessons and those of ``project``."""
+        q = _normalise(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+        with self._lock:
+            n = len(self.ids)
+            if n == 0 or k <= 0:
+                return []
+            code = self._project_codes.get(project) if project else None
+            if self._proj is not None:
+                pool = min(n, max(COARSE_POOL, k * 8))
+                rough = self._low @ (q @ self._proj)
+                rough[~self._allowed(code, include_superseded)] = -np.inf
+                rows = np.argpartition(-rough, pool - 1)[:pool] if pool < n else np.arange(n)
+                rows = rows[np.isfinite(rough[rows])]
+                scores = self.vecs[rows] @ q
+            else:
+                rows = np.arange(n)
+                scores = self.vecs @ q
+                scores[~self._allowed(code, include_superseded)] = -np.inf
+            take = min(k, len(rows))
+            if take == 0:
+                return []
+            top = np.argpartition(-scores, take - 1)[:take] if take < len(rows) else np.arange(len(rows))
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [(self.ids[int(rows[t])], float(scores[t])) for t in top if np.isfinite(scores[t])]
+
+    def _allowed(self, code: int | None, include_superseded: bool) -> np.ndarray:
+        mask = self.project == 0
+        if code is not None:
+            mask |= self.project == code
+        if not include_superseded:
+            mask &= ~self.superseded
+        return mask
+
+    # -- documents ----------------------------------------------------------
+
+    def cached(self, exp_id: str) -> tuple[str, dict[str, Any]] | None:
+        with self._lock:
+            hit = self.cache.get(exp_id)
+            if hit is not None:
+                self.cache.move_to_end(exp_id)
+            return hit
+
+    def remember(self, exp_id: str, doc: str, meta: dict[str, Any]) -> None:
+        with self._lock:
+            if exp_id not in self.pos:
+                return
+            self.cache[exp_id] = (doc, dict(meta))
+            self.cache.move_to_end(exp_id)
+            while len(self.cache) > CACHE_ROWS:
+                self.cache.popitem(last=False)
+
+    def forget_cached(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            for exp_id in ids:
+                self.cache.pop(exp_id, None)
+
+    def nbytes(self) -> int:
+        return int(self._vecs.nbytes + self._low_buf.nbytes + self._project.nbytes + self._superseded.nbytes)
+
+
+def _normalise(vecs: np.ndarray) -> np.ndarray:
+    if vecs.size == 0:
+        return vecs.astype(np.float32, copy=False)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(vecs / norms, dtype=np.float32)
