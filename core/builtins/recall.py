@@ -8,17 +8,16 @@ configured; fail-open) -> deny if a lesson of a tier in
 else warn with at most ``retrieval.max_warnings`` lessons while the
 session's ``retrieval.session_warning_budget`` lasts.
 
-Every warning shown is recorded in ``ctx.session(id)["shown_log"]`` with the
+Every warning shown is recorded in ``ctx.session(id).shown_log`` with the
 action it was shown for; the judge plugin reads that after each tool call.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
-from twiceshy.engine.context import EngineContext
+from twiceshy.engine.context import EngineContext, SessionState
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.recall.ranking import Candidate, event_project, llm_filter, rank
 
@@ -69,12 +68,14 @@ def _is_blocker(ctx: EngineContext, cand: Candidate) -> bool:
 
 @hookimpl
 def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
+    if event.read_only and ctx.config.get("hook", "readonly_skip"):
+        return None  # cannot mutate anything: no search (twiceshy.recall.readonly); other plugins still see it
     cfg = ctx.config["retrieval"]
     session = ctx.session(event.session_id)
     candidates = find_candidates(ctx, event)
     # Dedup before the model sees anything: a warning is shown once a session.
     # A blocking rule is exempt: it blocks every time.
-    candidates = [c for c in candidates if _is_blocker(ctx, c) or c.exp.id not in session["shown"]]
+    candidates = [c for c in candidates if _is_blocker(ctx, c) or c.exp.id not in session.shown]
     if not candidates:
         return None
     # A confirmed rule that matches strongly blocks whatever the model says:
@@ -89,28 +90,28 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
         reason = "Blocked by twiceshy: a confirmed rule from earlier sessions applies.\n" + "\n".join(
             f"- {c.exp.text} ({c.exp.evidence()})" for c in blockers
         )
-        fresh = [c for c in blockers if c.exp.id not in session["shown"]]
+        fresh = [c for c in blockers if c.exp.id not in session.shown]
         _remember(session, event, fresh, kind="deny")
         return Decision(action="deny", reason=reason, matches=[c.to_match() for c in blockers])
-    remaining = cfg["session_warning_budget"] - session["warnings"]
+    remaining = cfg["session_warning_budget"] - session.warnings
     shown = candidates[: max(0, min(cfg["max_warnings"], remaining))]
     if not shown:
         return None
-    session["warnings"] += len(shown)
+    session.warnings += len(shown)
     _remember(session, event, shown, kind="warn")
     _count_hits_later(ctx, [c.exp.id for c in shown])
     matches = [c.to_match() for c in shown]
     return Decision(action="warn", context=format_warning(matches), matches=matches)
 
 
-def _remember(session: dict[str, Any], event: CoreEvent, shown: list[Candidate], kind: str) -> None:
+def _remember(session: SessionState, event: CoreEvent, shown: list[Candidate], kind: str) -> None:
     """Mark as shown (dedup) and log what each was shown for (the judge reads this)."""
     from twiceshy.brain.judge import call_key
 
-    log = session.setdefault("shown_log", [])
+    log = session.shown_log
     key = call_key(event)
     for cand in shown:
-        session["shown"].add(cand.exp.id)
+        session.shown.add(cand.exp.id)
         log.append(
             {
                 "exp_id": cand.exp.id,
@@ -140,6 +141,9 @@ def _count_hits_later(ctx: EngineContext, ids: list[str]) -> None:
 
 def _count_hits(ctx: EngineContext, ids: list[str]) -> None:
     store = ctx.store
+    if hasattr(store, "touch_many"):  # batched: one write per many warnings (store.touch_many)
+        store.touch_many(ids)
+        return
     for exp in store.get_many(ids):
         exp.hits += 1
         store.update(exp)

@@ -302,6 +302,8 @@ class Engine:
         if self.idle_timeout_s is None:
             self.idle_timeout_s = float(self.ctx.config.get("engine", "idle_timeout_s"))
         store = self.ctx.store
+        if hasattr(store, "enable_index"):  # searches from an in-memory mirror (twiceshy.memory.index)
+            store.enable_index()
         store.embedder.embed(["git push --force origin main"])
         if store.count():
             store.search("rm -rf build", k=1)
