@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
+from twiceshy.recall import signature as sg
 
 MAX_ACTION = 200  # characters of a command quoted in a lesson
 MAX_EXCERPT = 160  # characters of an error line quoted as evidence
@@ -413,126 +414,382 @@ def _unique(cands: list[LessonCandidate]) -> list[LessonCandidate]:
 # Signals
 # --------------------------------------------------------------------------
 
+# Program families: a failure with one and a success with another is an
+# alternative, not an unrelated next step (npm -> pnpm, pip -> uv).
+_FAMILIES = (
+    {"npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "node", "corepack", "nvm"},
+    {"pip", "uv", "poetry", "pipenv", "pdm", "python", "pipx", "conda", "hatch", "rye", "uvx", "virtualenv"},
+    {"docker", "docker-compose", "podman", "podman-compose"},
+    {"psql", "docker", "pg_ctl", "createdb", "mysql"},
+    {"make", "just", "task"},
+)
+_REJECT_CUES = (
+    "rejected by the user", "the user rejected", "user rejected", "denied by the user", "the user denied",
+    "user declined", "declined by the user", "the user doesn't want to proceed", "tool use was rejected",
+)  # fmt: skip
+_REASON_MARKERS = ("the user said:", "user said:", "with the reason:", "reason:", "user feedback:")
+
+
+def _shell_cmd(step: Step) -> str:
+    return _command(step) if _shell_like(step) else ""
+
+
+def _is_edit(step: Step) -> bool:
+    return step.tool.lower() in EDIT_TOOLS
+
+
+def _is_look(step: Step) -> bool:
+    """A call that only looks (reads, searches, listings, status, ``--help``):
+    between a failure and its fix it is not the fix."""
+    if _is_edit(step):
+        return False
+    cmd = _shell_cmd(step)
+    if cmd:
+        return sg.is_diagnostic(cmd)
+    return True  # Read, Grep, Glob, LS, WebFetch, todo lists …
+
+
+def rejection_reason(step: Step) -> str | None:
+    """The user's typed reason when they rejected this call ("" for a plain
+    rejection); ``None`` when it was not rejected."""
+    if step.result is None:
+        return None
+    text = step.result.text or ""
+    low = text[:600].lower()
+    if not any(cue in low for cue in _REJECT_CUES):
+        return None
+    for marker in _REASON_MARKERS:
+        k = low.find(marker)
+        if k >= 0:
+            reason = text[k + len(marker) :].strip()
+            return short(reason, 400)
+    return ""
+
+
+def _calls(command: str) -> list[str]:
+    """Every program name a line runs, runners and words included (for relatedness)."""
+    out: list[str] = []
+    for call in sg.parse_command(command):
+        out += [p for p, _ in call.levels]
+        out += [w.rsplit("/", 1)[-1].lower() for w in call.argv[1:] if _plain_word(w)]
+    return out
+
+
+def _plain_word(word: str) -> bool:
+    return bool(re.match(r"^[a-z][a-z0-9_.-]*$", word.rsplit("/", 1)[-1].lower()))
+
+
+def related(a: str, b: str) -> bool:
+    """May ``b`` be an alternative to the failed ``a``? Same program somewhere,
+    one program family, or enough shared words."""
+    ca, cb = sg.pick_call(a), sg.pick_call(b)
+    if ca is None or cb is None:
+        return False
+    pa = {p for p, _ in ca.levels}
+    pb = {p for p, _ in cb.levels}
+    if pa & pb:
+        return True
+    words_b = set(_calls(b))
+    if ca.program in words_b or ca.outer in words_b:
+        return True  # "docker compose exec db psql …" runs psql
+    for fam in _FAMILIES:
+        if pa & fam and pb & fam:
+            return True
+    if any(x.startswith(y) or y.startswith(x) for x in pa for y in pb if min(len(x), len(y)) >= 3):
+        return True  # docker-compose / docker
+    return similarity(a, b) >= 0.3
+
+
+def _user_entries(entries: list[TranscriptEntry]) -> list[int]:
+    return [i for i, e in enumerate(entries) if e.source == "user" and _user_text(e)]
+
+
+def _why(step: Step) -> str:
+    return error_excerpt(step.output)
+
+
+@dataclass
+class _Episode:
+    failures: list[Step]
+    fix: Step | None
+
+    @property
+    def variants(self) -> list[str]:
+        """Distinct failing commands, in order."""
+        seen: list[str] = []
+        for step in self.failures:
+            cmd = _shell_cmd(step)
+            if normalize(cmd) not in [normalize(s) for s in seen]:
+                seen.append(cmd)
+        return seen
+
+
+def _episodes(steps: list[Step]) -> list[_Episode]:
+    """Failing shell attempts at one task and the call that finally worked.
+
+    Diagnostics in between (ls, cat, git status, --help, reads, searches) and
+    rejected calls are stepped over; an edit ends the episode (the fix was in
+    the code: see :func:`test_fail_then_pass`); so does an unrelated failure.
+    """
+    out: list[_Episode] = []
+    used: set[int] = set()
+    for i, step in enumerate(steps):
+        cmd = _shell_cmd(step)
+        if i in used or not cmd or not step.failed or step.blocked_by_us or rejection_reason(step) is not None:
+            continue
+        if sg.is_diagnostic(cmd):
+            continue
+        episode = _Episode([step], None)
+        looked = 0
+        for j in range(i + 1, len(steps)):
+            nxt = steps[j]
+            if _is_edit(nxt) and rejection_reason(nxt) is None:
+                break
+            c = _shell_cmd(nxt)
+            if not c or nxt.blocked_by_us or rejection_reason(nxt) is not None or _is_look(nxt):
+                continue
+            looked += 1
+            if looked > LOOKAHEAD:
+                break
+            if not related(cmd, c) and not any(related(_shell_cmd(f), c) for f in episode.failures):
+                if nxt.failed:
+                    break
+                continue  # an unrelated step that worked: keep looking for the fix
+            if nxt.failed:
+                episode.failures.append(nxt)
+                used.add(j)
+                continue
+            if nxt.succeeded:
+                episode.fix = nxt
+            break
+        out.append(episode)
+    return out
+
+
+def _command_lesson_tags(mistake: str, fix: str | None) -> list[str]:
+    tags = [f"avoid:{normalize(short(mistake, 80))}"]
+    if fix:
+        tags.append(f"prefer:{normalize(short(fix, 80))}")
+    return domains_of([mistake]) + tags
+
 
 def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
-    """A failed call followed by a different, successful call of the same tool.
+    """A failed call and the different call that then worked, across
+    diagnostics (ls, cat, git status …) and program changes (npm -> pnpm).
 
-    Identical retries in between are skipped (the last failure of a run is the
-    one paired); an identical call that then succeeds teaches nothing (flaky).
+    One failing variant only (several distinct variants are a retry loop:
+    :func:`retry_loops`); an identical call that then works teaches nothing
+    (flaky). The lesson carries the contrastive signature of the pair.
     """
-    steps = pair_steps(entries)
     out: list[LessonCandidate] = []
-    for i, step in enumerate(steps):
-        if not step.failed or step.blocked_by_us:
+    for ep in _episodes(pair_steps(entries)):
+        if ep.fix is None or len(ep.variants) != 1:
             continue
-        later = [s for s in steps[i + 1 : i + 1 + LOOKAHEAD] if s.tool == step.tool]
-        if not later:
-            continue
-        nxt = later[0]
-        if normalize(nxt.action) == normalize(step.action) or (
-            nxt.failed and similarity(nxt.action, step.action) >= 0.9
-        ):
-            continue  # a retry: pair the last failure of the run instead
-        fix = next((s for s in later if s.succeeded), None)
-        if fix is None or normalize(fix.action) == normalize(step.action):
-            continue
-        if similarity(fix.action, step.action) < 0.2 and program_of(_command(fix)) != program_of(_command(step)):
-            continue  # unrelated next call, not an alternative
-        err = error_excerpt(step.output)
-        changed = _diff_words(step.action, fix.action)
-        text = f"`{short(step.action)}` failed ({err}); `{short(fix.action)}` worked instead."
+        mistake, fix = ep.variants[0], _shell_cmd(ep.fix)
+        if normalize(sg.work_text(fix)) == normalize(sg.work_text(mistake)):
+            continue  # the same call worked on a retry: flaky, nothing to learn
+        err = _why(ep.failures[-1])
+        changed = _diff_words(mistake, fix)
+        text = f"`{short(mistake)}` failed ({err}); `{short(fix)}` worked instead."
         if changed:
             text += f" What changed: {changed}."
-        tags = [f"avoid:{normalize(short(step.action, 80))}", f"prefer:{normalize(short(fix.action, 80))}"]
+        sig = sg.derive_command(mistake, fix, why=err)
         out.append(
             LessonCandidate(
                 text=text,
-                trigger=step.action,
+                trigger=ep.failures[0].action,
                 kind="error_fix",
                 evidence=f"failed: {err}",
                 confidence=0.55,
-                tags=domains_of([step.action]) + tags,
+                tags=_command_lesson_tags(mistake, fix),
+                structured=sg.structured(
+                    sg.describe_call(mistake),
+                    sg.describe_call(fix),
+                    err,
+                    sig,
+                    "error_fix",
+                    "Bash",
+                    turn=ep.failures[0].index,
+                ),
             )
         )
     return _unique(out)
 
 
 def retry_loops(entries: list[TranscriptEntry], min_repeats: int = 3) -> list[LessonCandidate]:
-    """The same call (near-identical) repeated ``min_repeats``+ times, failing."""
-    steps = pair_steps(entries)
+    """Several failing variants of one call: ONE lesson from what the variants
+    shared and the working call did not. Without a working call, three or
+    more failures of the same call."""
     out: list[LessonCandidate] = []
-    by_tool: dict[str, list[Step]] = {}
-    for step in steps:
-        by_tool.setdefault(step.tool, []).append(step)
-    for tool_steps in by_tool.values():
-        run: list[Step] = []
-        for step in tool_steps + [None]:  # type: ignore[list-item]
-            if step is not None and run and similarity(step.action, run[0].action) >= 0.85:
-                run.append(step)
-                continue
-            failures = [s for s in run if s.failed and not s.blocked_by_us]
-            if len(run) >= min_repeats and len(failures) >= min_repeats - 1 + (0 if run[-1].succeeded else 1):
-                first = run[0]
-                err = error_excerpt(failures[-1].output)
-                ending = "then it passed unchanged (flaky)" if run[-1].succeeded else "it never worked"
-                out.append(
-                    LessonCandidate(
-                        text=(
-                            f"Repeating `{short(first.action)}` {len(run)} times did not help ({err}); {ending}. "
-                            "Read the error and change the approach after the first failure."
-                        ),
-                        trigger=first.action,
-                        kind="retry_loop",
-                        evidence=f"{len(failures)} failures of {len(run)} attempts",
-                        confidence=0.5,
-                        tags=domains_of([first.action]),
-                    )
-                )
-            run = [step] if step is not None else []
+    for ep in _episodes(pair_steps(entries)):
+        variants = ep.variants
+        attempts = len(ep.failures)
+        if ep.fix is not None and len(variants) >= 2:
+            fix = _shell_cmd(ep.fix)
+            err = _why(ep.failures[-1])
+            shown = ", ".join(f"`{short(v, 80)}`" for v in variants[1:4])
+            text = (
+                f"`{short(variants[0])}` failed ({err}); {len(variants) - 1} variant(s) failed too ({shown}); "
+                f"`{short(fix)}` worked."
+            )
+            sig = sg.derive_from_retries(variants, fix, why=err)
+        elif ep.fix is None and attempts >= min_repeats:
+            fix = None
+            err = _why(ep.failures[-1])
+            text = (
+                f"Repeating `{short(variants[0])}` {attempts} times did not help ({err}); it never worked. "
+                "Read the error and change the approach after the first failure."
+            )
+            sig = sg.derive_command(variants[0], None, why=err)
+            if sig and not all(sg.check(sig, "Bash", {"command": v})[0] for v in variants):
+                sig = None
+        else:
+            continue
+        out.append(
+            LessonCandidate(
+                text=text,
+                trigger=ep.failures[0].action,
+                kind="retry_loop",
+                evidence=f"{attempts} failures of {attempts + (1 if fix else 0)} attempts",
+                confidence=0.55 if fix else 0.5,
+                tags=_command_lesson_tags(variants[0], fix),
+                structured=sg.structured(
+                    {**sg.describe_call(variants[0]), "variants": [short(v) for v in variants[:6]]},
+                    sg.describe_call(fix) if fix else None,
+                    err,
+                    sig,
+                    "retry_loop",
+                    "Bash",
+                    turn=ep.failures[0].index,
+                ),
+            )
+        )
     return _unique(out)
+
+
+_LINE_NO_RE = re.compile(r"^\s*\d+\t", re.M)
+
+
+def _file_states(steps: list[Step]) -> dict[int, dict[str, str]]:
+    """File contents known before each step (from reads and earlier writes/edits)."""
+    known: dict[str, str] = {}
+    before: dict[int, dict[str, str]] = {}
+    for step in steps:
+        before[step.index] = dict(known)
+        tin = step.call.tool_input or {}
+        path = next((tin[k] for k in ("file_path", "path", "absolute_path") if isinstance(tin.get(k), str)), "")
+        if not path or rejection_reason(step) is not None:
+            continue
+        if step.tool.lower() in READ_TOOLS and step.succeeded:
+            text = step.output or ""
+            if _LINE_NO_RE.match(text):
+                text = _LINE_NO_RE.sub("", text)
+            known[path] = text
+        elif _is_edit(step) and step.succeeded:
+            for p, old, new in sg.edit_parts(step.tool, tin):
+                if step.tool.lower() in ("write", "write_file", "create_file") or not old:
+                    if p:
+                        known[p] = new
+                elif p in known and old in known[p]:
+                    known[p] = known[p].replace(old, new, 1)
+    return before
+
+
+def _edit_pairs(step: Step, states: dict[int, dict[str, str]]) -> list[tuple[str, str, str]]:
+    """(path, bad, good) for one fixing edit: the text it replaced and what replaced it."""
+    tin = step.call.tool_input or {}
+    out = []
+    for path, old, new in sg.edit_parts(step.tool, tin):
+        if not old and step.tool.lower() in ("write", "write_file", "create_file"):
+            old = states.get(step.index, {}).get(path, "")
+        if old and new and old != new:
+            out.append((path, old, new))
+    return out
+
+
+def _first_changed(bad: str, good: str) -> tuple[str, str]:
+    """The first line the fix removed and the first it added."""
+    bl = [ln.strip() for ln in bad.splitlines() if ln.strip()]
+    gl = [ln.strip() for ln in good.splitlines() if ln.strip()]
+    removed = next((ln for ln in bl if ln not in gl), bl[0] if bl else "")
+    added = next((ln for ln in gl if ln not in bl), gl[0] if gl else "")
+    return removed, added
 
 
 def test_fail_then_pass(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
-    """A failing test run, edits, then a passing test run: what broke and what fixed it."""
+    """A failing test run, edits, then a passing run: the lesson is keyed to the
+    edit that made it pass (file type + the code it removed), so it fires on an
+    Edit/Write that brings that code back, not on the next test run."""
     steps = pair_steps(entries)
+    states = _file_states(steps)
     out: list[LessonCandidate] = []
     failing: Step | None = None
-    edits: list[str] = []
-    first_edit: Step | None = None
+    edits: list[Step] = []
     for step in steps:
-        command = _command(step) if _shell_like(step) else ""
+        command = _shell_cmd(step)
         if command and is_test_command(command) and not step.blocked_by_us:
             if step.failed:
-                if failing is None:
-                    failing, edits, first_edit = step, [], None
+                if failing is None or edits:
+                    failing, edits = step, []  # the edits that count come after the last failing run
                 continue
             if step.succeeded and failing is not None and edits:
-                err = error_excerpt(failing.output)
-                files = ", ".join(dict.fromkeys(edits))
-                text = f"`{short(_command(failing))}` failed ({err}); fixed by editing {short(files, 160)}."
-                if first_edit is not None:
-                    old = first_edit.call.tool_input.get("old_string")
-                    new = first_edit.call.tool_input.get("new_string")
-                    if isinstance(old, str) and isinstance(new, str) and old and new:
-                        text += f" Change: `{short(old, 60)}` -> `{short(new, 60)}`."
-                out.append(
-                    LessonCandidate(
-                        text=text,
-                        trigger=f"{short(_command(failing), 120)}: {err}",
-                        kind="test_fix",
-                        evidence=f"failed then passed after editing {len(set(edits))} file(s)",
-                        confidence=0.6,
-                        tags=domains_of([_command(failing), *edits]),
-                    )
-                )
-            failing, edits, first_edit = None, [], None
+                cand = _test_fix_candidate(failing, edits, states)
+                if cand is not None:
+                    out.append(cand)
+            failing, edits = None, []
             continue
-        if failing is not None and step.succeeded:
-            paths = edited_paths(step)
-            if paths:
-                edits.extend(paths)
-                first_edit = first_edit or step
+        if failing is not None and _is_edit(step) and step.succeeded and rejection_reason(step) is None:
+            edits.append(step)
     return _unique(out)
+
+
+def _test_fix_candidate(failing: Step, edits: list[Step], states: dict[int, dict[str, str]]) -> LessonCandidate | None:
+    err = error_excerpt(failing.output)
+    test_cmd = _shell_cmd(failing)
+    files = ", ".join(dict.fromkeys(p for e in edits for p in edited_paths(e)))
+    best: tuple[str, str, str, dict | None] | None = None
+    for step in reversed(edits):
+        for path, bad, good in _edit_pairs(step, states):
+            sig = sg.derive_code(bad, good, path)
+            if sig is not None:
+                best = (path, bad, good, sig)
+                break
+            if best is None:
+                best = (path, bad, good, None)
+        if best is not None and best[3] is not None:
+            break
+    if best is None:
+        return None
+    path, bad, good, sig = best
+    removed, added = _first_changed(bad, good)
+    text = f"`{short(test_cmd)}` failed ({err}); fixed by editing {short(files, 160)}."
+    if removed and added:
+        text += f" Change: `{short(removed, 80)}` -> `{short(added, 80)}`."
+    tool = next((e.tool for e in edits if path in edited_paths(e)), "Edit")
+    trigger = f"{tool} {path}\n{short_block(bad)}"
+    return LessonCandidate(
+        text=text,
+        trigger=trigger,
+        kind="test_fix",
+        evidence=f"failed then passed after editing {len(set(p for e in edits for p in edited_paths(e)))} file(s)",
+        confidence=0.6,
+        tags=domains_of([path]),
+        structured=sg.structured(
+            {"tool": tool, "path": path, "code": short_block(bad, 400)},
+            {"tool": tool, "path": path, "code": short_block(good, 400)},
+            err,
+            sig,
+            "test_fix",
+            tool,
+            turn=failing.index,
+        ),
+    )
+
+
+def short_block(text: str, limit: int = 600) -> str:
+    """A code block kept as lines, at most ``limit`` characters."""
+    text = (text or "").strip("\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _user_text(entry: TranscriptEntry) -> str:
@@ -542,19 +799,166 @@ def _user_text(entry: TranscriptEntry) -> str:
     return text
 
 
-def user_corrections(entries: list[TranscriptEntry], max_len: int = 600) -> list[LessonCandidate]:
-    """User messages that correct what the agent just did ("no, don't…", "use X instead").
+def _mentions(text: str, step: Step) -> float:
+    """How clearly a correction names this call (program, flags, paths, words)."""
+    low = text.lower()
+    spans = [s.lower() for s in _BACKTICK_RE.findall(text)]
+    score = 0.0
+    cmd = _shell_cmd(step)
+    if cmd:
+        call = sg.pick_call(cmd)
+        if call is not None and call.levels:
+            for prog, _ in call.levels:
+                if re.search(rf"(?<![\w-]){re.escape(prog)}(?![\w-])", low):
+                    score += 1.0
+            for flag in call.flags:
+                if len(flag) > 1 and re.search(rf"(?<![\w-]){re.escape(flag.lower())}(?![\w-])", low):
+                    score += 1.5
+            for word in call.argv[1:]:
+                w = word.lower().strip("./")
+                if len(w) >= 3 and not w.startswith("-") and re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", low):
+                    score += 0.5
+        if any(s and s in normalize(cmd) for s in spans):
+            score += 1.0
+    else:
+        for path in edited_paths(step):
+            name = path.rsplit("/", 1)[-1].lower()
+            if name and name in low:
+                score += 2.0
+            if _is_edit(step):
+                score += 0.25
+    return score
 
-    The opening prompt is a task, not a correction: only messages after the
-    agent acted count. The trigger is the call the user reacted to, when there
-    was one, so the warning fires the next time that call comes up.
+
+def _pick_corrected(text: str, exchange: list[Step]) -> Step | None:
+    """The call a correction is about: the one it names; else the last call
+    that did something (status queries, reads, builds and test runs are not
+    what a user corrects unless named)."""
+    if not exchange:
+        return None
+    scored = [(_mentions(text, s), k, s) for k, s in enumerate(exchange)]
+    best = max(scored, key=lambda t: (t[0], t[1]))
+    if best[0] >= 1.0:
+        return best[2]
+    doers = [
+        s
+        for s in exchange
+        if not _is_look(s) and not (is_build_command(_shell_cmd(s)) or is_test_command(_shell_cmd(s)))
+    ]
+    if doers:
+        return doers[-1]
+    return exchange[-1]
+
+
+def _fix_after(steps: list[Step], start: int, mistake: Step, text: str) -> tuple[str | None, Step | None]:
+    """The corrected call: a command the user wrote in backticks running the
+    same program, else the next related call that worked."""
+    cmd = _shell_cmd(mistake)
+    if cmd:
+        call = sg.pick_call(cmd)
+        prog = call.program if call is not None else ""
+        for span in _BACKTICK_RE.findall(text):
+            span = span.strip()
+            if not sg.is_command_like(span) or normalize(span) == normalize(cmd):
+                continue
+            spans_call = sg.pick_call(span)
+            if spans_call is not None and prog and spans_call.words_of(prog) is not None and not spans_call.help:
+                return span, None
+        for step in steps[start:][:LOOKAHEAD]:
+            c = _shell_cmd(step)
+            if not c or _is_look(step) or not step.succeeded or rejection_reason(step) is not None:
+                continue
+            if related(cmd, c) and normalize(c) != normalize(cmd):
+                return c, step
+        return None, None
+    for step in steps[start:][:LOOKAHEAD]:
+        if _is_edit(step) and step.succeeded and rejection_reason(step) is None:
+            return None, step
+    return None, None
+
+
+def _correction_candidate(mistake: Step, text: str, steps: list[Step], after: int, rejected: bool) -> LessonCandidate:
+    prev = mistake.action
+    why = f"user: {short(text, 300)}" if text else "user rejected the call"
+    cmd = _shell_cmd(mistake)
+    fix_cmd, fix_step = _fix_after(steps, after, mistake, text)
+    sig: dict | None = None
+    fix_desc: dict | None = None
+    if cmd:
+        fix = fix_cmd or (_shell_cmd(fix_step) if fix_step is not None else None)
+        sig = sg.derive_command(cmd, fix, why=text) or (sg.derive_command(cmd, None, why=text) if fix else None)
+        mistake_desc = sg.describe_call(cmd)
+        fix_desc = sg.describe_call(fix) if fix else None
+    else:
+        parts = sg.edit_parts(mistake.tool, mistake.call.tool_input or {})
+        path, old, new = parts[0] if parts else ("", "", "")
+        mistake_desc = {"tool": mistake.tool, "path": path, "code": short_block(new, 400)}
+        if fix_step is not None:
+            fparts = sg.edit_parts(fix_step.tool, fix_step.call.tool_input or {})
+            if fparts and fparts[0][0] == path:
+                sig = sg.derive_code(new, fparts[0][2], path)
+                fix_desc = {"tool": fix_step.tool, "path": path, "code": short_block(fparts[0][2], 400)}
+        if sig is None and path:
+            sig = sg.derive_edit_alone(path, new, old)
+    if rejected:
+        lesson = f"The user rejected `{short(prev, 160)}`"
+        lesson += f': "{short(text, 300)}"' if text else "."
+    else:
+        lesson = f'User correction: "{short(text, 300)}" (said after `{short(prev, 120)}`)'
+    tags = stance_tags(text)
+    if not any(t.startswith("avoid:") for t in tags):
+        tags.append(f"avoid:{normalize(short(prev, 80))}")
+    return LessonCandidate(
+        text=lesson,
+        trigger=prev,
+        kind="correction",
+        evidence="user rejected the call" if rejected else "user said so",
+        confidence=0.7,
+        tags=domains_of([prev, text]) + tags,
+        structured=sg.structured(mistake_desc, fix_desc, why, sig, "correction", mistake.tool, turn=mistake.index),
+    )
+
+
+def user_corrections(entries: list[TranscriptEntry], max_len: int = 600) -> list[LessonCandidate]:
+    """The user corrected a call: rejected it (with or without a reason, which
+    may arrive inside the tool result or as the next message) or pushed back
+    right after it ("no, don't…", "use X instead").
+
+    The opening prompt is a task, not a correction. The lesson is attached to
+    the call the user reacted to — the one they name, else the last call that
+    did something (not a status query, read, build or test run in between).
     """
+    steps = pair_steps(entries)
+    by_call = {s.index: s for s in steps}
+    result_at = {}
+    for s in steps:
+        if s.result is not None:
+            for k in range(s.index + 1, len(entries)):
+                if entries[k] is s.result:
+                    result_at[k] = s
+                    break
     out: list[LessonCandidate] = []
+    exchange: list[Step] = []
     acted = False
-    last_call: TranscriptEntry | None = None
-    for entry in entries:
+    pending: Step | None = None  # a rejected call whose reason may come as the next message
+    for k, entry in enumerate(entries):
         if entry.source == "tool_call":
-            acted, last_call = True, entry
+            acted = True
+            if pending is not None:
+                out.append(_correction_candidate(pending, "", steps, steps.index(pending) + 1, rejected=True))
+                pending = None
+            step = by_call.get(k)
+            if step is not None:
+                exchange.append(step)
+            continue
+        if entry.source == "tool_result" and k in result_at:
+            step = result_at[k]
+            reason = rejection_reason(step)
+            if reason is not None:
+                if reason:
+                    out.append(_correction_candidate(step, reason, steps, steps.index(step) + 1, rejected=True))
+                else:
+                    pending = step
             continue
         if entry.source == "assistant":
             acted = True
@@ -564,26 +968,30 @@ def user_corrections(entries: list[TranscriptEntry], max_len: int = 600) -> list
         text = _user_text(entry)
         if not text:
             continue
-        if acted and len(text) <= max_len and any(r.search(text) for r in _CORRECTION_RES):
-            prev = action_text(last_call) if last_call is not None else ""
-            lesson = f'User correction: "{short(text, 300)}"'
-            if prev:
-                lesson += f" (said after `{short(prev, 120)}`)"
-            tags = stance_tags(text)
-            if prev and not any(t.startswith("avoid:") for t in tags):
-                tags.append(f"avoid:{normalize(short(prev, 80))}")
-            out.append(
-                LessonCandidate(
-                    text=lesson,
-                    trigger=prev or text,
-                    kind="correction",
-                    evidence="user said so",
-                    confidence=0.7,
-                    tags=domains_of([prev, text]) + tags,
+        if pending is not None:
+            if len(text) <= max_len:
+                out.append(_correction_candidate(pending, text, steps, steps.index(pending) + 1, rejected=True))
+            pending = None
+        elif acted and len(text) <= max_len and any(r.search(text) for r in _CORRECTION_RES):
+            target = _pick_corrected(text, [s for s in exchange if rejection_reason(s) is None] or exchange)
+            after = next((n for n, s in enumerate(steps) if s.index > k), len(steps))
+            if target is not None:
+                out.append(_correction_candidate(target, text, steps, after, rejected=False))
+            else:
+                out.append(
+                    LessonCandidate(
+                        text=f'User correction: "{short(text, 300)}"',
+                        trigger=text,
+                        kind="correction",
+                        evidence="user said so",
+                        confidence=0.7,
+                        tags=domains_of([text]) + stance_tags(text),
+                    )
                 )
-            )
         # A new user message starts a new exchange: later corrections react to later calls.
-        last_call = None
+        exchange = []
+    if pending is not None:
+        out.append(_correction_candidate(pending, "", steps, steps.index(pending) + 1, rejected=True))
     return _unique(out)
 
 
@@ -605,13 +1013,84 @@ def _untrusted_corpus(entries: list[TranscriptEntry]) -> str:
 MARKER_CONFIDENCE = {"learning": 0.6, "gotcha": 0.6, "decision": 0.55, "pattern": 0.5, "finding": 0.5}
 
 
+def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict | None, dict, dict | None]:
+    """The call a marker line names, and a signature for it.
+
+    Returns ``(trigger, signature, mistake, fix)``. A backticked command or a
+    program named in the body is matched to the session's calls before the
+    marker (a failed one first); its fix is the related call that then worked
+    or the other command the marker names. A code span that an edit of the
+    session introduced links to that edit.
+    """
+    earlier = [s for s in steps if s.index < before]
+    spans = [s.strip() for s in _BACKTICK_RE.findall(body)]
+    command_spans = [s for s in spans if sg.is_command_like(s) and sg.pick_call(s) is not None]
+    low = body.lower()
+
+    def names(step: Step) -> float:
+        cmd = _shell_cmd(step)
+        if not cmd:
+            return 0.0
+        call = sg.pick_call(cmd)
+        if call is None or not call.levels or call.help:
+            return 0.0
+        score = 0.0
+        for span in command_spans:
+            sc = sg.pick_call(span)
+            if sc is not None and sc.levels and (sc.program == call.program or sc.outer == call.outer):
+                score += 1.0 + similarity(span, cmd)
+        if re.search(rf"(?<![\w-]){re.escape(call.program)}(?![\w-])", low):
+            score += 0.5
+        return score
+
+    shell = [(names(s), s) for s in earlier if _shell_cmd(s) and not _is_look(s)]
+    shell = [(sc + (0.5 if s.failed else 0.0), s) for sc, s in shell if sc > 0]
+    if shell:
+        _score, mistake = max(shell, key=lambda t: (t[0], t[1].index))
+        cmd = _shell_cmd(mistake)
+        fix: str | None = None
+        if mistake.failed:
+            for step in steps:
+                c = _shell_cmd(step)
+                if step.index > mistake.index and c and step.succeeded and not _is_look(step) and related(cmd, c):
+                    fix = c
+                    break
+        if fix is None:
+            for span in command_spans:
+                if normalize(span) != normalize(cmd) and related(cmd, span):
+                    fix = span
+                    break
+        sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
+        return mistake.action, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
+    # Code named in the body that an edit of this session brought in (and a later edit removed).
+    code_spans = [s for s in spans if not sg.is_command_like(s) or "(" in s]
+    for step in reversed(earlier):
+        if not _is_edit(step):
+            continue
+        for path, old, new in sg.edit_parts(step.tool, step.call.tool_input or {}):
+            for span in code_spans:
+                if len(span) >= 4 and span in new and span not in old:
+                    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+                    sig = {"v": 1, "kind": "edit", "glob": f"*.{ext}" if ext else path.rsplit("/", 1)[-1]}
+                    sig["present"] = [span]
+                    sig["pattern"] = span
+                    return f"{step.tool} {path}\n{short_block(new)}", sig, {"tool": step.tool, "path": path}, None
+    for span in command_spans:
+        sig = sg.derive_from_trigger(span, body)
+        if sig:
+            return span, sig, sg.describe_call(span), None
+    return short(body, 400), None, {}, None
+
+
 def markers(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
     """``LEARNING:`` / ``GOTCHA:`` / ``DECISION:`` / ``PATTERN:`` / ``FINDING:`` lines
-    in the assistant's own text. A body that also appears in tool output or file
-    contents is an echo of untrusted text and is dropped."""
+    in the assistant's own text, linked to the call they name. A body that
+    also appears in tool output or file contents is an echo of untrusted text
+    and is dropped."""
     corpus: str | None = None
+    steps: list[Step] | None = None
     out: list[LessonCandidate] = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if entry.source != "assistant" or not entry.text:
             continue
         for line in entry.text.splitlines():
@@ -626,14 +1105,18 @@ def markers(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
             probe = normalize(body)[:80]
             if probe and probe in corpus:
                 continue  # echoed from something it read: not the agent's own finding
+            if steps is None:
+                steps = pair_steps(entries)
+            trigger, sig, mistake, fix = _link_marker(body, steps, index)
             out.append(
                 LessonCandidate(
                     text=short(body, 400),
-                    trigger=short(body, 400),
+                    trigger=trigger,
                     kind=kind,
                     evidence=f"{kind.upper()} marker written by the assistant",
                     confidence=MARKER_CONFIDENCE[kind],
                     tags=domains_of([body]) + stance_tags(body),
+                    structured=sg.structured(mistake, fix, short(body, 300), sig, kind, mistake.get("tool", "")),
                 )
             )
     return _unique(out)

@@ -1,0 +1,680 @@
+"""Structured lessons: derive the contrastive signature that decides a match.
+
+A lesson's ``structured`` dict (:attr:`twiceshy.base.types.Experience.structured`)::
+
+    {"mistake": {"tool": "Bash", "command": "git push --force origin x",
+                 "program": "git", "sub": ["push"], "flags": ["--force"]},
+     "fix": {"tool": "Bash", "command": "git push --force-with-lease origin x"},
+     "why": "user: never force-push shared branches",   # evidence, redacted; never an instruction
+     "scope": {"tool": "Bash", "program": "git", "language": "git", "glob": ""},
+     "evidence": {"session": "...", "turn": 12, "kind": "correction"},
+     "signature": {...}}                                 # see twiceshy.hooks.match
+
+This module turns a mistake (and, when there is one, its fix) into that
+signature: the tokens that distinguished the mistake from the fix, in the
+program's grammar (program, subcommand, flags, values, value classes), or
+for code the file type and the pattern the fix removed. Every signature is
+checked against its own evidence before it is kept: it must match the
+mistake and must not match the fix (else there is no signature and recall
+treats the lesson conservatively).
+
+Nothing here is corpus-specific: it is program grammar (flags, runners,
+subcommands) and token classes (file extension, path depth, empty value).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from twiceshy.hooks.match import (
+    SIG_VERSION,
+    Call,
+    check,
+    edit_parts,
+    norm_value,
+    parse_command,
+)
+
+# Shell steps that set up rather than do: never the "mistake" of a compound line.
+SETUP_PROGRAMS = {
+    "cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true", "false", "echo", "printf", "sleep",
+    "nvm", "ls", "pwd", "cat", "head", "tail", "tee", "grep", "wc", "sort", "uniq", "less", "more", "clear",
+}  # fmt: skip
+# Read-only / diagnostic programs: between a failure and its fix they are not the fix.
+DIAGNOSTIC_PROGRAMS = SETUP_PROGRAMS | {
+    "find", "tree", "which", "type", "whereis", "file", "stat", "du", "df", "env", "printenv", "id", "whoami",
+    "uname", "hostname", "date", "ps", "top", "rg", "ag", "fd", "jq", "yq", "diff", "realpath", "dirname",
+    "basename", "readlink", "awk", "man", "history", "nproc", "free", "lsof", "netstat", "ss", "ping", "dig",
+    "nslookup", "column", "xxd", "od", "strings", "sha256sum", "md5sum", "test", "[",
+}  # fmt: skip
+# Subcommands that only look: "git status", "docker ps", "kubectl get", "npm view".
+DIAGNOSTIC_SUBS = {
+    "status", "log", "diff", "show", "ls", "ps", "list", "get", "describe", "view", "info", "version", "config",
+    "inspect", "images", "logs", "top", "whoami", "why", "outdated", "explain", "search", "history", "branch",
+    "remote", "env", "doctor", "check-config", "plan", "validate", "fmt", "tree", "metadata", "help", "shortlog",
+    "blame", "reflog", "rev-parse", "ls-files", "cat-file", "events", "get-contexts", "current-context",
+}  # fmt: skip
+# Long flag <-> short flag, per program family ("git push -f" is "--force").
+FLAG_ALIASES: dict[str, dict[str, str]] = {
+    "*": {"--force": "-f", "--recursive": "-r", "--verbose": "-v", "--quiet": "-q", "--all": "-a"},
+    "git": {"--force": "-f", "--interactive": "-i", "--message": "-m", "--all": "-a", "--delete": "-d"},
+    "docker": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d", "--interactive": "-i"},
+    "podman": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d"},
+    "kubectl": {"--namespace": "-n", "--filename": "-f", "--kustomize": "-k", "--container": "-c", "--selector": "-l"},
+    "helm": {"--namespace": "-n", "--values": "-f"},
+    "npm": {"--save-dev": "-D", "--global": "-g", "--force": "-f"},
+    "pnpm": {"--save-dev": "-D", "--global": "-g", "--filter": "-F"},
+    "yarn": {"--dev": "-D"},
+    "pip": {"--requirement": "-r", "--upgrade": "-U", "--editable": "-e"},
+    "rm": {"--force": "-f", "--recursive": "-r"},
+    "cp": {"--recursive": "-r", "--force": "-f"},
+    "cargo": {"--package": "-p", "--features": "-F", "--release": "-r"},
+    "pytest": {"--numprocesses": "-n", "--exitfirst": "-x"},
+    "terraform": {},
+    "psql": {"--host": "-h", "--username": "-U", "--dbname": "-d", "--command": "-c"},
+}
+# Programs a "command not found" turns into the whole mistake (the program itself).
+_NOT_FOUND_RE = re.compile(
+    r"(?i)(command not found|not recognized as|no such file or directory|is not installed|not found in path)"
+)
+_FLAG_IN_TEXT_RE = re.compile(r"(?<![\w/.-])(--?[A-Za-z][\w-]*)")
+_BACKTICK_RE = re.compile(r"`([^`\n]{2,200})`")
+
+
+def _aliases(program: str) -> dict[str, str]:
+    table = dict(FLAG_ALIASES["*"])
+    table.update(FLAG_ALIASES.get(program, {}))
+    both = dict(table)
+    both.update({short: long for long, short in table.items()})
+    return both
+
+
+def flag_item(flag: str, program: str) -> str:
+    """A signature item for ``flag`` that also accepts its alias (``--force|-f``)."""
+    alias = _aliases(program).get(flag)
+    return f"{flag}|{alias}" if alias else flag
+
+
+def _is_flag(tok: str) -> bool:
+    return tok.startswith("-") and "=" not in tok and tok not in ("-", "--")
+
+
+def _is_long(tok: str) -> bool:
+    """A long flag (``--features``, ``-var-file``): specific across subcommands."""
+    first = tok.split("|", 1)[0]
+    return _is_flag(first) and len(first.lstrip("-")) >= 4
+
+
+def _ext(value: str) -> str:
+    base = value.rsplit("/", 1)[-1]
+    if "." in base[1:] and "://" not in value:
+        ext = base.rsplit(".", 1)[-1]
+        if ext.isalnum() and not ext.isdigit() and len(ext) <= 8:
+            return ext.lower()
+    return ""
+
+
+def pick_call(command: str) -> Call | None:
+    """The simple command of a line that does the work (setup steps skipped):
+    ``cd web && npm install`` -> ``npm install``."""
+    calls = parse_command(command or "")
+    work = [c for c in calls if c.levels and c.outer not in SETUP_PROGRAMS]
+    return work[-1] if work else (calls[-1] if calls else None)
+
+
+def work_text(command: str) -> str:
+    """The simple command of a line that does the work, as one string."""
+    call = pick_call(command)
+    return " ".join(call.env + call.argv) if call is not None else (command or "")
+
+
+def is_diagnostic(command: str) -> bool:
+    """A call that only looks (ls, cat, git status, --help, grep …): between a
+    failure and its fix it is not the fix."""
+    calls = parse_command(command or "")
+    if not calls:
+        return False
+    for call in calls:
+        if call.help:
+            continue
+        if call.outer in DIAGNOSTIC_PROGRAMS:
+            continue
+        sub = call.sub(call.program, depth=1) or call.sub(call.outer, depth=1)
+        if sub and sub[0] in DIAGNOSTIC_SUBS:
+            continue
+        if call.program == "git" and not sub:
+            continue
+        return False
+    return True
+
+
+def _sub_words(call: Call, program: str, limit: int = 2) -> list[str]:
+    return call.sub(program)[:limit]
+
+
+def _common_program(m: Call, f: Call) -> str:
+    """The innermost program both calls run (``uv run pytest`` / ``python -m pytest`` -> pytest)."""
+    fprogs = [p for p, _ in f.levels]
+    for prog, _ in reversed(m.levels):
+        if prog in fprogs:
+            return prog
+    return ""
+
+
+def _value_class_item(flag: str, mval: str, fval: str) -> str | None:
+    """A pattern for the mistake's value of ``flag`` that the fix's value fails."""
+    prefix = f"{flag}=" if flag else ""
+    if mval == "" and fval != "":
+        return f"{flag}=" if flag else None
+    me, fe = _ext(mval), _ext(fval)
+    if me and me != fe:
+        return f"{prefix}*.{me}" if flag else f"*.{me}"
+    if flag and "/" not in mval and "/" in fval and mval:
+        return f"re:^{re.escape(flag)}=[^/]+$"
+    return None
+
+
+def _operands(call: Call, program: str) -> list[str]:
+    words = call.words_of(program) or []
+    sub = call.sub(program)
+    out = [norm_value(w) for w in words[len(sub) :] if norm_value(w)]
+    if not out and not sub:
+        # "rm -rf data/": the operand was read as the bundled flag's value.
+        for flag, values in call.values.items():
+            if not flag.startswith("--"):
+                out += [v for v in values if v and "=" not in v]
+    return out
+
+
+def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[str, Any] | None:
+    """The signature of a shell mistake, contrasted with its fix when known.
+
+    * same program: the delta — flags/env/runner the mistake had and the fix
+      dropped are required (``present``), flags the fix added are required
+      missing (``absent``; only when nothing was dropped), a changed value
+      becomes a value class (``*.go``, "no directory", empty);
+    * another program (npm -> pnpm, ``docker-compose`` -> ``docker compose``):
+      the mistake's program (and subcommand, unless the program itself was
+      not found);
+    * no fix: the program, subcommand and the mistake's flags.
+
+    Returns ``None`` when nothing distinguishes the two.
+    """
+    m = pick_call(mistake)
+    if m is None or not m.levels or m.help:
+        return None
+    f = pick_call(fix) if fix else None
+    if f is not None and (not f.levels or f.help):
+        f = None
+    sig: dict[str, Any] | None
+    if f is None:
+        sig = _alone(m, why)
+    else:
+        common = _common_program(m, f)
+        sig = _delta(m, f, common) if common else _cross(m, f, why)
+    if sig is None:
+        return None
+    sig = {"v": SIG_VERSION, "kind": "command", **sig}
+    if fix:
+        sig["fix"] = " ".join(fix.split())[:200]
+    # Checked against its own evidence: it must catch the mistake, never the fix.
+    if not check(sig, "Bash", {"command": mistake})[0]:
+        return None
+    if fix and check(sig, "Bash", {"command": fix})[0]:
+        return None
+    return sig
+
+
+def _alone(m: Call, why: str = "") -> dict[str, Any]:
+    """No usable fix: program + subcommand + the mistake's flags (those the
+    reason names, else all), operands when the program has no subcommand."""
+    prog = m.program
+    # A runner's own mistake ("npx x") vs the program it runs: keep the inner one.
+    sub = _sub_words(m, prog)
+    flags = [t for t in m.flags if t not in ("--", "-m")]
+    named = [t for t in flags if why and re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", why)]
+    present = [flag_item(t, prog) for t in (named or _collapse(flags))]
+    if not sub:
+        ops = [o for o in _operands(m, prog) if len(o) >= 2][:2]
+        present += ops
+    out: dict[str, Any] = {"program": prog}
+    if sub:
+        out["sub"] = sub
+    if present:
+        out["present"] = present
+    return out
+
+
+def _collapse(flags: list[str]) -> list[str]:
+    """``-rf`` with ``-r``, ``-f``: keep the single letters, drop the bundle."""
+    singles = {f for f in flags if len(f) == 2}
+    out = []
+    for flag in flags:
+        body = flag[1:]
+        if not flag.startswith("--") and len(body) > 1 and body.isalpha() and all(f"-{c}" in singles for c in body):
+            continue
+        out.append(flag)
+    return out
+
+
+def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
+    """The fix runs another program: the mistake is the program (and its subcommand)."""
+    prog = m.outer
+    from twiceshy.hooks.match import _RUNNERS
+
+    out: dict[str, Any] = {"program": prog}
+    if prog in _RUNNERS and not _RUNNERS[prog]:
+        return out  # npx/bunx/uvx: the runner is the mistake, not what it ran
+    if why and _NOT_FOUND_RE.search(why):
+        return out  # the program itself is missing: every call of it fails
+    sub = _sub_words(m, prog)
+    if sub:
+        out["sub"] = sub
+    return out
+
+
+def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
+    removed = m.tokens - f.tokens
+    added = f.tokens - m.tokens
+    present: list[str] = []
+    absent: list[str] = []
+    # Runner / environment / executable changes.
+    for tok in sorted(removed):
+        if tok.startswith(("via:", "env:")) and "=" not in tok:
+            present.append(tok)
+    exe_changed = m.argv and f.argv and m.outer == f.outer and m.argv[0] != f.argv[0]
+    if exe_changed and m.levels[0][0] == prog:
+        present.append("exe:" + m.argv[0])
+        absent.append("exe:" + f.argv[0])
+    env_or_runner_fix = any(t.startswith(("via:", "env:")) and "=" not in t for t in added)
+    for tok in sorted(added):
+        if tok.startswith(("via:", "env:")) and "=" not in tok:
+            absent.append(tok)
+    if exe_changed and m.levels[0][0] == prog:
+        env_or_runner_fix = True
+    # Flags the mistake had and the fix dropped.
+    m_flags = [t for t in m.flags if t not in ("--",)]
+    f_flags = set(f.flags)
+    dropped = [
+        t for t in _collapse(m_flags) if t not in f_flags and _canon(t, prog) not in {_canon(x, prog) for x in f_flags}
+    ]
+    if not env_or_runner_fix:
+        present += [flag_item(t, prog) for t in dropped if t != "-m"]
+    # Changed flag values: a value class the fix's value does not have.
+    for flag, mvals in m.values.items():
+        fvals = f.values.get(flag)
+        if not fvals or flag not in f_flags:
+            continue
+        mv, fv = mvals[0], fvals[0]
+        if mv == fv:
+            continue
+        item = _value_class_item(flag, mv, fv)
+        if item:
+            present.append(item)
+    # Changed operands: a file-type class (main.go -> ./cmd/ingest).
+    m_ops, f_ops = _operands(m, prog), _operands(f, prog)
+    for mv in m_ops:
+        if mv in f_ops:
+            continue
+        me = _ext(mv)
+        if me and not any(_ext(x) == me for x in f_ops):
+            item = f"*.{me}"
+            if item not in present:
+                present.append(item)
+    added_flags = [
+        t for t in f.flags if t not in set(m_flags) and _canon(t, prog) not in {_canon(x, prog) for x in m_flags}
+    ]
+    if not present:
+        # Only the fix added something: the mistake is its absence.
+        if not env_or_runner_fix:  # the runner/environment is the fix; its flags are incidental
+            absent += [t for t in _collapse(added_flags) if t != "--"]
+        # Long flags that carried a value in both are the context of the mistake
+        # ("deploy.sh --env staging" without "--region").
+        for flag in m_flags:
+            if flag in f_flags and (flag.startswith("--") or _is_long(flag)) and m.values.get(flag):
+                present.append(flag_item(flag, prog))
+    if not present and not absent:
+        # Only values changed: the mistake's distinctive value, literally.
+        for flag, mvals in m.values.items():
+            fvals = f.values.get(flag, [])
+            for mv in mvals:
+                if mv and mv not in fvals and len(mv) >= 3:
+                    present.append(f"{flag}={mv}")
+                    break
+        if not present:
+            lit = [o for o in m_ops if o not in f_ops and len(o) >= 3]
+            if lit and ("://" in lit[0] or not _ext(lit[0])):
+                present.append(lit[0])
+    if not present and not absent:
+        return None
+    out: dict[str, Any] = {"program": prog}
+    strong = any(
+        _is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "*")) or "=" in p and p.startswith("-")
+        for p in present
+    )
+    sub = _sub_words(m, prog)
+    if sub and not strong:
+        out["sub"] = sub
+    if present:
+        out["present"] = present
+    if absent:
+        out["absent"] = absent
+    return out
+
+
+def _canon(flag: str, program: str) -> str:
+    alias = _aliases(program).get(flag)
+    if alias and len(alias) > len(flag):
+        return alias
+    return flag
+
+
+def derive_from_retries(failures: list[str], fix: str, why: str = "") -> dict[str, Any] | None:
+    """One signature for a retry loop: what every failing variant shared and
+    the working call did not. Falls back to the last failure against the fix."""
+    sigs = [derive_command(v, fix, why) for v in failures]
+    sigs = [s for s in sigs if s]
+    if not sigs:
+        return None
+    # Prefer a signature that catches every failing variant.
+    for sig in sorted(sigs, key=lambda s: len(s.get("present", [])) + len(s.get("absent", []))):
+        if all(check(sig, "Bash", {"command": v})[0] for v in failures):
+            return sig
+    # Else loosen the most specific one to what all variants share.
+    base = sigs[-1]
+    loose = {k: v for k, v in base.items() if k not in ("present",)}
+    shared = [
+        p
+        for p in base.get("present", [])
+        if all(check({**loose, "present": [p]}, "Bash", {"command": v})[0] for v in failures)
+    ]
+    if shared:
+        loose["present"] = shared
+    if check(loose, "Bash", {"command": fix})[0]:
+        return base
+    return loose if all(check(loose, "Bash", {"command": v})[0] for v in failures) else base
+
+
+# ---------------------------------------------------------------------------
+# Code
+# ---------------------------------------------------------------------------
+
+_CODE_TOKEN_RE = re.compile(
+    r'[rbfuRBFU]{0,2}"""[\s\S]*?"""|[rbfuRBFU]{0,2}\'\'\'[\s\S]*?\'\'\'|[rbfuRBFU]{0,2}"(?:\\.|[^"\\\n])*"|'
+    r"[rbfuRBFU]{0,2}'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`|\w+|::|=>|->|==|!=|<=|>=|&&|\|\||[^\w\s]"
+)
+KEYWORDS = {
+    "def", "class", "return", "async", "await", "for", "while", "if", "else", "elif", "in", "not", "and", "or",
+    "None", "True", "False", "lambda", "yield", "import", "from", "with", "as", "try", "except", "finally",
+    "raise", "function", "const", "let", "var", "new", "this", "null", "undefined", "true", "false", "func",
+    "go", "defer", "range", "fn", "mut", "impl", "pub", "self", "Self", "struct", "type", "interface",
+    "static", "public", "private", "void", "int", "unsafe", "match", "switch", "case", "break", "continue",
+}  # fmt: skip
+
+
+def code_tokens(text: str) -> list[str]:
+    return _CODE_TOKEN_RE.findall(text or "")
+
+
+def _tok_regex(tok: str, generalise: bool) -> str:
+    if tok[:1] in "\"'`" or tok[:2].lower() in ('f"', "f'", 'r"', "r'", 'b"', "b'"):
+        prefix = ""
+        while tok and tok[0].isalpha():
+            prefix += tok[0]
+            tok = tok[1:]
+        quote = tok[:1]
+        body = r"(?:\\.|[^" + re.escape(quote) + r"\\\n])*"
+        return re.escape(prefix) + re.escape(quote) + body + re.escape(quote)
+    if generalise and re.match(r"^\w+$", tok) and tok not in KEYWORDS and not tok.isdigit():
+        return r"\w+"
+    return re.escape(tok)
+
+
+def _pattern(tokens: list[str], keep: set[str]) -> str:
+    parts = [_tok_regex(t, generalise=t not in keep) for t in tokens]
+    return r"\s*".join(parts)
+
+
+def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
+    """The signature of a code mistake: what the fix removed from ``bad``
+    (or, for a pure insertion, the code around the insertion point), as a
+    regex over the new content of an edit to a file of the same type.
+
+    Identifiers that the fix kept are generalised (``\\w+``: local names);
+    those only the bad code had stay literal (the API that was wrong:
+    ``utcnow``, ``unwrap``, ``forEach``). Checked: the pattern must be in
+    ``bad`` and not in ``good``.
+    """
+    bt, gt = code_tokens(bad), code_tokens(good)
+    if not bt or bt == gt:
+        return None
+    good_words = {t for t in gt if re.match(r"^\w+$", t)}
+    keep = {t for t in bt if re.match(r"^\w+$", t) and t not in good_words}
+    ops = [op for op in difflib.SequenceMatcher(None, bt, gt, autojunk=False).get_opcodes() if op[0] != "equal"]
+    ext = path.rsplit("/", 1)[-1].rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    glob = f"*.{ext}" if ext else path.rsplit("/", 1)[-1]
+    candidates: list[tuple[int, str, str]] = []
+    for tag, i1, i2, _j1, _j2 in ops:
+        for before, after in ((1, 1), (2, 1), (1, 2), (2, 2), (3, 2), (3, 3)):
+            lo, hi = max(0, i1 - before), min(len(bt), i2 + after)
+            span = bt[lo:hi]
+            if not span:
+                continue
+            idents = [t for t in span if re.match(r"^\w+$", t) and not t.isdigit()]
+            if tag == "insert" and not any(t in keep or t in KEYWORDS or not re.match(r"^\w+$", t) for t in span):
+                pass
+            if len(span) < 3 or not (idents or len(span) >= 4):
+                continue
+            pattern = _pattern(span, keep | {t for t in span if t in KEYWORDS})
+            try:
+                rx = re.compile(pattern)
+            except re.error:
+                continue
+            if not rx.search(bad) or rx.search(good):
+                continue
+            removed = bt[i1:i2]
+            score = sum(1 for t in removed if t in keep) * 3 + len(removed) - len(span) * 0.1
+            label = " ".join(bt[i1:i2]) if i2 > i1 else " ".join(span)
+            candidates.append((int(score * 10), pattern, label))
+            break
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: -c[0])
+    _score, pattern, label = candidates[0]
+    sig = {"v": SIG_VERSION, "kind": "edit", "glob": glob, "present": ["re:" + pattern], "pattern": label[:80]}
+    fix_line = next((ln.strip() for ln in good.splitlines() if ln.strip() and ln.strip() not in bad), "")
+    if fix_line:
+        sig["fix"] = fix_line[:160]
+    return sig
+
+
+def derive_edit_alone(path: str, new: str, old: str = "") -> dict[str, Any] | None:
+    """A rejected/corrected edit with no fixing edit: the file (by name) and
+    the lines it added (their most distinctive one, literally)."""
+    name = path.rsplit("/", 1)[-1]
+    if not name:
+        return None
+    added = [ln.strip() for ln in (new or "").splitlines() if ln.strip() and ln.strip() not in (old or "")]
+    sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit"}
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    # Manifest-like files (requirements.txt, package.json, .env): the file is the lesson.
+    manifest = (
+        ext in ("txt", "lock", "toml", "cfg", "ini", "env", "json", "yaml", "yml", "mod", "sum") or "." not in name
+    )
+    if manifest:
+        sig["glob"] = name
+        return sig
+    sig["glob"] = f"*.{ext}" if ext else name
+    best = ""
+    for line in added:
+        toks = code_tokens(line)
+        if len(toks) >= 3 and any(re.match(r"^[A-Za-z_]\w{2,}$", t) and t not in KEYWORDS for t in toks):
+            if len(line) > len(best) and len(line) <= 120:
+                best = line
+    if not best:
+        return None
+    toks = code_tokens(best)
+    sig["present"] = ["re:" + _pattern(toks, {t for t in toks})]
+    sig["pattern"] = best[:80]
+    return sig
+
+
+# ---------------------------------------------------------------------------
+# From a trigger (taught lessons, and lessons stored before signatures)
+# ---------------------------------------------------------------------------
+
+_EDIT_TRIGGER_RE = re.compile(
+    r"^(Edit|Write|MultiEdit|NotebookEdit|write_file|replace|apply_patch|edit_file)\s+(\S+?):?\s*(?:\n|$|:\s)(.*)$",
+    re.S,
+)
+
+
+def is_command_like(text: str) -> bool:
+    text = (text or "").strip()
+    if not text or "\n" in text or len(text) > 400 or text.endswith("."):
+        return False
+    words = text.split()
+    if len(words) > 30:
+        return False
+    first = words[0]
+    return bool(re.match(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*|[a-z0-9_./~-][\w./~+-]*)$", first))
+
+
+def fix_commands(text: str, program: str) -> list[str]:
+    """Commands named in advice text (backticks first) that run ``program``."""
+    out = []
+    for span in _BACKTICK_RE.findall(text or ""):
+        for call in parse_command(span):
+            if call.words_of(program) is not None or call.outer == program:
+                out.append(span)
+                break
+    return out
+
+
+def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
+    """A signature for a lesson that has only a trigger (``twiceshy learn
+    --trigger X``, lessons stored before signatures): the trigger is the
+    mistake; flags the advice names but the trigger lacks are the fix."""
+    trigger = (trigger or "").strip()
+    m = _EDIT_TRIGGER_RE.match(trigger)
+    if m:
+        path, snippet = m.group(2), m.group(3).strip()
+        return (
+            derive_edit_alone(path, snippet)
+            if snippet
+            else {"v": SIG_VERSION, "kind": "edit", "glob": path.rsplit("/", 1)[-1]}
+        )
+    if not is_command_like(trigger):
+        return None
+    call = pick_call(trigger)
+    if call is None or not call.levels or call.help:
+        return None
+    prog = call.program
+    # A fix named in the advice, running the same program: contrast with it.
+    for fix in fix_commands(text, prog):
+        sig = derive_command(trigger, fix, why=text)
+        if sig:
+            return sig
+    sig = derive_command(trigger, None, why=text)
+    if sig is None:
+        return None
+    # Flags the advice names that the trigger lacks: the fix adds them.
+    have = {t.split("=", 1)[0] for t in call.tokens}
+    extra = []
+    for flag in _FLAG_IN_TEXT_RE.findall(text or ""):
+        if flag not in have and len(flag) > 2 and flag not in extra and not flag.startswith("-" * 3):
+            extra.append(flag)
+    if extra:
+        sig["absent"] = extra[:4]
+        if not check(sig, "Bash", {"command": trigger})[0]:
+            sig.pop("absent")
+    return sig
+
+
+# ---------------------------------------------------------------------------
+# The structured lesson
+# ---------------------------------------------------------------------------
+
+
+def describe_call(command: str) -> dict[str, Any]:
+    """The normalised form of a shell call (program, subcommand, flags, values)."""
+    call = pick_call(command)
+    if call is None:
+        return {"tool": "Bash", "command": command}
+    return {
+        "tool": "Bash",
+        "command": " ".join(command.split())[:300],
+        "program": call.program,
+        "runners": [p for p, _ in call.levels[:-1]],
+        "sub": call.sub(call.program),
+        "flags": list(call.flags),
+        "values": {k: v[:3] for k, v in call.values.items()},
+        "env": [e.split("=", 1)[0] for e in call.env],
+    }
+
+
+def language_of(path: str) -> str:
+    from twiceshy.recall.ranking import _EXT_LANG
+
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    return _EXT_LANG.get(ext, "")
+
+
+def structured(
+    mistake: dict[str, Any],
+    fix: dict[str, Any] | None,
+    why: str,
+    signature: dict[str, Any] | None,
+    kind: str,
+    tool: str = "",
+    session: str = "",
+    turn: int | None = None,
+) -> dict[str, Any]:
+    """Assemble the structured lesson dict (see the module docstring)."""
+    scope: dict[str, Any] = {"tool": tool or mistake.get("tool", "")}
+    if mistake.get("program"):
+        scope["program"] = mistake["program"]
+    if signature and signature.get("kind") == "edit":
+        scope["glob"] = signature.get("glob", "")
+        scope["language"] = language_of(str(signature.get("glob", "")))
+    out: dict[str, Any] = {
+        "mistake": mistake,
+        "fix": fix or {},
+        "why": (why or "")[:300],
+        "scope": scope,
+        "evidence": {"kind": kind, "session": session, "turn": turn},
+    }
+    if signature:
+        out["signature"] = signature
+    return out
+
+
+def signature_of(exp_structured: dict[str, Any] | None, trigger: str, text: str) -> dict[str, Any] | None:
+    """The signature to check for a stored lesson: its own, else one derived from its trigger."""
+    if exp_structured:
+        sig = exp_structured.get("signature")
+        if isinstance(sig, dict) and sig:
+            return sig
+        if exp_structured.get("no_signature"):
+            return None
+    try:
+        return derive_from_trigger(trigger, text)
+    except Exception:  # a trigger we cannot read has no signature
+        return None
+
+
+__all__ = [
+    "derive_code",
+    "derive_command",
+    "derive_edit_alone",
+    "derive_from_retries",
+    "derive_from_trigger",
+    "describe_call",
+    "edit_parts",
+    "is_diagnostic",
+    "pick_call",
+    "signature_of",
+    "structured",
+]
