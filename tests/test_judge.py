@@ -28,10 +28,18 @@ def event(kind: str, command: str, session: str = "s1", call: str | None = None,
 
 
 def run_call(ctx, command: str, call: str, session: str = "s1", output: str = "", success: bool = True):
-    """One tool call through every plugin: pre_tool, then post_tool."""
+    """One tool call through every plugin: pre_tool, then — as an agent does
+    unless the call was denied (held or blocked) — post_tool."""
     decision = handle_event(ctx, event("pre_tool", command, session, call))
-    handle_event(ctx, event("post_tool", command, session, call, tool_output=output, success=success))
+    if decision.action != "deny":
+        handle_event(ctx, event("post_tool", command, session, call, tool_output=output, success=success))
     return decision
+
+
+def context_mode(ctx) -> None:
+    """retrieval.warn: context — the pre-tool warning as additionalContext, which
+    every measured CLI delivers with the call's result (a *late* warning)."""
+    ctx.config["retrieval"]["warn"] = "context"
 
 
 def force_push_lesson(ctx) -> Experience:
@@ -69,6 +77,42 @@ def test_heuristic_verdicts(action, same_call, expected) -> None:
     assert judge.heuristic_verdict(item) == expected
 
 
+FIX = "git push --force-with-lease origin main"
+
+
+@pytest.mark.parametrize(
+    "action,expected",
+    [
+        (TRIGGER, "IGNORED"),  # the held call sent again unchanged
+        ("git  push --force origin  main", "IGNORED"),
+        ("git push -f origin main", "IGNORED"),  # the same mistake reworded
+        (FIX, "FOLLOWED"),  # the fix the lesson names
+        ("git push --force origin main --force-with-lease", "FOLLOWED"),  # only added to the mistake
+        ("ls -la", "UNCLEAR"),  # says nothing yet: the window decides
+    ],
+)
+def test_heuristic_verdicts_after_a_hold(action, expected) -> None:
+    item = {"action": action, "trigger": TRIGGER, "lesson": LESSON, "shown_action": TRIGGER, "kind": "hold", "fix": FIX}
+    assert judge.heuristic_verdict(item) == expected
+
+
+@pytest.mark.parametrize(
+    "kind,verdict,final,expected",
+    [
+        ("late", "FOLLOWED", False, "UNCLEAR"),  # arrived after the mistake ran: never avoided
+        ("late", "FOLLOWED", True, "UNCLEAR"),
+        ("late", "IGNORED", False, "IGNORED"),  # saw it, did it again
+        ("hold", "UNCLEAR", True, "FOLLOWED"),  # held, never sent again within the window
+        ("hold", "UNCLEAR", False, "UNCLEAR"),
+        ("hold", "IGNORED", False, "IGNORED"),
+        ("warn", "FOLLOWED", False, "FOLLOWED"),  # reached the model before the call
+        ("warn", "UNCLEAR", True, "UNCLEAR"),
+    ],
+)
+def test_delivery_bounds_the_verdict(kind, verdict, final, expected) -> None:
+    assert judge.delivery_adjusted({"kind": kind, "final": final}, verdict, "heuristic")[0] == expected
+
+
 def test_heuristic_sees_a_different_approach_as_followed() -> None:
     item = {
         "action": "python -m venv .venv && .venv/bin/pip install requests",
@@ -92,17 +136,52 @@ def test_parse_verdict(answer, expected) -> None:
 # -- the loop through the plugins, heuristics only ----------------------------
 
 
-def test_followed_warning_moves_the_lessons_counts(ctx) -> None:
+def test_held_call_then_the_fix_is_followed(ctx) -> None:
     exp = force_push_lesson(ctx)
-    warned = run_call(ctx, "git push --force origin main", "t1", output="rejected")
-    assert warned.action == "warn"
-    run_call(ctx, "git push --force-with-lease origin main", "t2")
-    assert len(judge.pending()) == 2  # the warned call itself, and the one after
-    assert judge.process_pending(ctx) == 2
+    held = run_call(ctx, "git push --force origin main", "t1", output="rejected")
+    assert (held.action, held.hold) == ("deny", True) and LESSON in held.reason
+    fix = run_call(ctx, "git push --force-with-lease origin main", "t2")
+    assert fix.action != "deny"
+    assert len(judge.pending()) == 1  # the held call never ran: only the call after it is judged
+    assert judge.process_pending(ctx) == 1
     assert judge.pending() == []
     ledger = judge.verdicts(judge.warning_id("s1", exp.id))
-    assert [(v["verdict"], v["counted"]) for v in ledger] == [("UNCLEAR", 0), ("FOLLOWED", 1)]
+    assert [(v["verdict"], v["counted"], v["kind"]) for v in ledger] == [("FOLLOWED", 1, "hold")]
     assert ctx.store.get(exp.id).follows == 1
+
+
+def test_late_warning_is_never_followed(ctx) -> None:
+    context_mode(ctx)
+    exp = force_push_lesson(ctx)
+    warned = run_call(ctx, "git push --force origin main", "t1", output="rejected")
+    assert warned.action == "warn" and not warned.hold
+    run_call(ctx, "git push --force-with-lease origin main", "t2")
+    assert len(judge.pending()) == 2  # the warned call itself (it ran), and the one after
+    judge.process_pending(ctx)
+    ledger = judge.verdicts(judge.warning_id("s1", exp.id))
+    assert [(v["verdict"], v["kind"]) for v in ledger] == [("UNCLEAR", "late"), ("UNCLEAR", "late")]
+    got = ctx.store.get(exp.id)
+    assert (got.follows, got.ignores) == (0, 0)
+
+
+def test_late_warning_repeated_is_ignored(ctx) -> None:
+    context_mode(ctx)
+    exp = force_push_lesson(ctx)
+    run_call(ctx, "git push --force origin main", "t1")
+    run_call(ctx, "git push --force origin main", "t2")
+    judge.process_pending(ctx)
+    assert ctx.store.get(exp.id).ignores == 1
+
+
+def test_silent_warning_is_not_judged(ctx) -> None:
+    ctx.config["retrieval"]["warn"] = "off"
+    exp = force_push_lesson(ctx)
+    quiet = run_call(ctx, "git push --force origin main", "t1")
+    assert quiet.is_silent
+    run_call(ctx, "git push --force-with-lease origin main", "t2")
+    assert judge.pending() == []
+    log = ctx.session("s1")["shown_log"]  # still recorded
+    assert [(e["exp_id"], e["kind"]) for e in log] == [(exp.id, "silent")]
 
 
 def test_three_followed_verdicts_promote(ctx) -> None:
@@ -118,15 +197,32 @@ def test_three_followed_verdicts_promote(ctx) -> None:
     assert got.confidence > exp.confidence
 
 
-def test_ignored_warning_counts_an_ignore(ctx) -> None:
+def test_held_call_sent_again_is_ignored(ctx) -> None:
     exp = force_push_lesson(ctx)
-    run_call(ctx, "git push --force origin main", "t1")
-    run_call(ctx, "git push --force origin main", "t2")  # dedup: no second warning, but a judgement
+    assert run_call(ctx, "git push --force origin main", "t1").hold
+    retry = run_call(ctx, "git push --force origin main", "t2")  # the model insists: it passes
+    assert retry.action != "deny"
     judge.process_pending(ctx)
+    ledger = judge.verdicts(judge.warning_id("s1", exp.id))
+    assert [(v["verdict"], v["kind"]) for v in ledger] == [("IGNORED", "hold")]
     assert ctx.store.get(exp.id).ignores == 1
 
 
+def test_hold_window_closing_without_the_retry_is_avoided(ctx, monkeypatch) -> None:
+    monkeypatch.setitem(ctx.config["judge"], "window", 2)
+    exp = force_push_lesson(ctx)
+    assert run_call(ctx, "git push --force origin main", "t1").hold
+    for i, cmd in enumerate(["ls -la", "cat README.md", "echo done"]):
+        run_call(ctx, cmd, f"u{i}")
+    assert len(judge.pending()) == 2  # 2 calls in the window; the third is past it
+    judge.process_pending(ctx)
+    ledger = judge.verdicts(judge.warning_id("s1", exp.id))
+    assert [(v["verdict"], v["counted"]) for v in ledger] == [("UNCLEAR", 0), ("FOLLOWED", 1)]
+    assert ctx.store.get(exp.id).follows == 1
+
+
 def test_window_closes_with_one_unclear(ctx, monkeypatch) -> None:
+    context_mode(ctx)
     monkeypatch.setitem(ctx.config["judge"], "window", 2)
     exp = force_push_lesson(ctx)
     run_call(ctx, "git push --force origin main", "t1")
@@ -244,14 +340,14 @@ def test_worker_drains_the_queue(ctx) -> None:
     assert ctx.store.get(exp.id).follows == 1
 
 
-def test_judge_registers_an_engine_worker() -> None:
+def test_judge_registers_an_engine_worker(ctx) -> None:
     from twiceshy.builtins import judge as judge_plugin
-    from twiceshy.engine import server as engine
 
-    assert judge_plugin.judge_worker in engine.BACKGROUND_WORKERS
+    assert judge_plugin.judge_worker in ctx.workers()  # through the register_workers hook, not at import
 
 
 def test_nothing_secret_is_stored_in_the_queue(ctx) -> None:
+    context_mode(ctx)
     force_push_lesson(ctx)
     secret = "hunter2-PLANTED"
     run_call(ctx, "git push --force origin main", "t1", output=f"password={secret}")
@@ -280,6 +376,7 @@ def llm_ctx(monkeypatch, tmp_path, server, **overrides):
 
 def test_model_verdict_is_used(monkeypatch, tmp_path, server) -> None:
     ctx = llm_ctx(monkeypatch, tmp_path, server)
+    context_mode(ctx)
     exp = force_push_lesson(ctx)
     monkeypatch.setitem(ctx.config["ranking"], "llm_filter", False)  # judge requests only
     secret = "sk-proj-PLANTEDjudgeSECRET0123456789"
@@ -293,6 +390,25 @@ def test_model_verdict_is_used(monkeypatch, tmp_path, server) -> None:
     assert "<lesson>Use --force-with-lease" in prompts[1] and "git push --force-with-lease" in prompts[1]
     assert "very call the lesson was shown for" in prompts[0]
     assert secret not in b"".join(server.raw_bodies).decode()
+
+
+def test_model_is_told_about_the_hold_and_not_asked_about_the_retry(monkeypatch, tmp_path, server) -> None:
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
+    monkeypatch.setitem(ctx.config["ranking"], "llm_filter", False)  # judge requests only
+    exp = force_push_lesson(ctx)
+    assert run_call(ctx, TRIGGER, "t1").hold
+    run_call(ctx, "git push --force-with-lease origin main", "t2")
+    server.set_script([("answer", "FOLLOWED")])
+    judge.process_pending(ctx)
+    assert [(v["verdict"], v["source"], v["kind"]) for v in judge.verdicts()] == [("FOLLOWED", "llm", "hold")]
+    assert "was held (it did NOT run)" in server.prompts()[0]
+    assert ctx.store.get(exp.id).follows == 1
+    # Another session: held, then sent again unchanged. Certain without a model.
+    assert run_call(ctx, TRIGGER, "t3", session="s2").hold
+    run_call(ctx, TRIGGER, "t4", session="s2")
+    judge.process_pending(ctx)
+    assert len(server.prompts()) == 1
+    assert judge.verdicts(judge.warning_id("s2", exp.id))[0]["verdict"] == "IGNORED"
 
 
 @pytest.mark.parametrize("mode", [("answer", "maybe?"), ("500",), ("slow", 3.0, "IGNORED")])

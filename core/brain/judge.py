@@ -11,6 +11,15 @@ which updates the lesson's counts and its tier; later items of that warning
 are dropped. A warning whose window closes with no decisive verdict gets one
 UNCLEAR.
 
+How the warning was delivered (``kind``, written by
+``twiceshy.recall.delivery``) bounds the verdict: a *hold* never ran, so its
+identical retry is IGNORED, a move toward the fix is FOLLOWED, and a window
+that closes without the held call sent again is FOLLOWED (avoided); a *late*
+warning (context that reached the model with the result of the call it warned
+about) is never FOLLOWED; a *silent* one (``retrieval.warn: off``) is not
+judged. The ledger keeps ``kind`` so ``twiceshy stats`` can count avoided
+mistakes honestly.
+
 The queue is SQLite (``<data dir>/judge.sqlite3``, WAL), so it survives an
 engine restart and a CLI process can drain it too (``process_pending``):
 
@@ -44,7 +53,7 @@ from twiceshy.base.redact import redact
 
 if TYPE_CHECKING:
     from twiceshy.base.types import CoreEvent
-    from twiceshy.engine.context import EngineContext
+    from twiceshy.engine.context import EngineContext, SessionState
 
 VERDICTS = ("FOLLOWED", "IGNORED", "IRRELEVANT", "UNCLEAR")
 DECISIVE = ("FOLLOWED", "IGNORED", "IRRELEVANT")
@@ -57,7 +66,7 @@ CREATE TABLE IF NOT EXISTS queue (
     claimed_by TEXT, claimed_at REAL, payload TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS applied (
     key TEXT PRIMARY KEY, warning TEXT NOT NULL, exp_id TEXT NOT NULL, verdict TEXT NOT NULL,
-    source TEXT NOT NULL, counted INTEGER NOT NULL, ts REAL NOT NULL);
+    source TEXT NOT NULL, counted INTEGER NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS resolved (warning TEXT PRIMARY KEY, verdict TEXT NOT NULL, ts REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS queue_created ON queue(created);
 """
@@ -108,10 +117,16 @@ def _connect() -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(_SCHEMA)
+    # Ledgers written before deliveries were recorded lack ``kind`` (read as "": unknown).
+    if "kind" not in {row[1] for row in conn.execute("PRAGMA table_info(applied)")}:
+        try:
+            conn.execute("ALTER TABLE applied ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
+        except sqlite3.OperationalError:  # another process added it first
+            pass
     return conn
 
 
-def make_items(event: CoreEvent, session: dict[str, Any], window: int) -> list[dict[str, Any]]:
+def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dict[str, Any]]:
     """Judgement items for ``event`` (a finished tool call), one per open
     warning of the session; advances each warning's window (mutates ``session``)."""
     key = call_key(event)
@@ -121,10 +136,21 @@ def make_items(event: CoreEvent, session: dict[str, Any], window: int) -> list[d
     action = redact(event.action_text())
     output = redact((event.tool_output or "")[-400:])
     items = []
-    for shown in session.get("shown_log") or []:
+    for shown in session.shown_log:
         if shown.get("closed"):
             continue
-        same_call = not shown.get("own_call_seen") and shown.get("call_id") == key
+        kind = shown.get("kind", "warn")
+        if kind == "silent":  # retrieval.warn: off — the model never saw it
+            shown["closed"] = True
+            continue
+        if kind == "hold":
+            # A held call never ran, so no call is "its own"; only the same tool-use id
+            # (an agent reporting the denied call itself) is not a later call.
+            if key.startswith("id:") and shown.get("call_id") == key:
+                continue
+            same_call = False
+        else:
+            same_call = not shown.get("own_call_seen") and shown.get("call_id") == key
         if same_call:
             shown["own_call_seen"] = True
         else:
@@ -141,8 +167,9 @@ def make_items(event: CoreEvent, session: dict[str, Any], window: int) -> list[d
                 "exp_id": shown["exp_id"],
                 "lesson": redact(shown.get("text", "")),
                 "trigger": redact(shown.get("trigger", "")),
-                "kind": shown.get("kind", "warn"),
+                "kind": kind,
                 "shown_action": redact(shown.get("action", "")),
+                "fix": redact(shown.get("fix", "")),
                 "shown_tool": shown.get("tool_name", ""),
                 "tool_name": event.tool_name,
                 "action": action,
@@ -192,13 +219,13 @@ def verdicts(warning: str | None = None) -> list[dict[str, Any]]:
     """The ledger of judged items, oldest first."""
     if not queue_path().exists():
         return []
-    sql = "SELECT key, warning, exp_id, verdict, source, counted, ts FROM applied"
+    sql = "SELECT key, warning, exp_id, verdict, source, counted, ts, kind FROM applied"
     args: tuple[Any, ...] = ()
     if warning is not None:
         sql, args = sql + " WHERE warning=?", (warning,)
     with closing(_connect()) as conn:
         rows = conn.execute(sql + " ORDER BY ts, rowid", args).fetchall()
-    names = ("key", "warning", "exp_id", "verdict", "source", "counted", "ts")
+    names = ("key", "warning", "exp_id", "verdict", "source", "counted", "ts", "kind")
     return [dict(zip(names, r)) for r in rows]
 
 
@@ -222,6 +249,17 @@ def heuristic_verdict(item: dict[str, Any]) -> str:
     from twiceshy.recall.ranking import overlap, tokens
 
     action, trigger, shown = item.get("action", ""), item.get("trigger", ""), item.get("shown_action", "")
+    if item.get("kind") == "hold" and shown:
+        # The held call did not run. The same call again: the model overrode the hold.
+        # A call that moved toward the fix, or only added to the mistake (the missing
+        # flag), is the model taking the advice.
+        if _norm(action) == _norm(shown):
+            return "IGNORED"
+        fix = item.get("fix", "")
+        if fix and (_norm(action) == _norm(fix) or overlap(action, fix) > max(0.3, overlap(action, shown))):
+            return "FOLLOWED"
+        if tokens(action) > tokens(shown):
+            return "FOLLOWED"
     if item.get("same_call"):
         return "UNCLEAR" if tokens(action) & tokens(trigger) else "IRRELEVANT"
     if shown and _norm(action) == _norm(shown):
@@ -255,6 +293,13 @@ def judge_prompt(item: dict[str, Any]) -> str:
         lines.append(f"<output_tail>{item['output_tail']}</output_tail>")
     if item.get("same_call"):
         lines.append("Note: this is the very call the lesson was shown for; it ran before the agent could react.")
+    if item.get("kind") == "hold":
+        lines.append(
+            "Note: the call it was shown for was held (it did NOT run) and the lesson was given as the reason; "
+            "the action above came after the hold."
+        )
+        if item.get("fix"):
+            lines.append(f"<fix_the_lesson_names>{item['fix']}</fix_the_lesson_names>")
     lines.append(
         "Answer with exactly one word: FOLLOWED (the agent changed what it did as the lesson advises), "
         "IGNORED (it did what the lesson warns against anyway), IRRELEVANT (the lesson never applied to "
@@ -276,6 +321,8 @@ def decide(ctx: EngineContext, item: dict[str, Any]) -> tuple[str, str]:
     from twiceshy.brain import llm
     from twiceshy.recall.ranking import tokens
 
+    if item.get("kind") == "hold" and _norm(item.get("action", "")) == _norm(item.get("shown_action", "")):
+        return "IGNORED", "heuristic"  # the held call, sent again unchanged: certain, no model needed
     if not item.get("same_call"):
         context = f"{item.get('lesson', '')} {item.get('trigger', '')} {item.get('shown_action', '')}"
         if not tokens(item.get("action", "")) & tokens(context):
@@ -296,6 +343,24 @@ def decide(ctx: EngineContext, item: dict[str, Any]) -> tuple[str, str]:
         if answer is not None:
             record_error("judge.llm", "unreadable verdict", answer=answer[:200])
     return heuristic_verdict(item), "heuristic"
+
+
+def delivery_adjusted(item: dict[str, Any], verdict: str, source: str) -> tuple[str, str]:
+    """What the delivery of the warning allows the verdict to be.
+
+    - ``late`` (context that reached the model with the result of the call it
+      warned about): never FOLLOWED — the mistake had already run; a later
+      change is recovery, not avoidance. Becomes UNCLEAR.
+    - ``hold``: a window that closes with no decisive verdict means the held
+      call was not sent again within ``judge.window`` calls: the mistake was
+      avoided (FOLLOWED).
+    """
+    kind = item.get("kind", "")
+    if kind == "late" and verdict == "FOLLOWED":
+        return "UNCLEAR", f"{source}:late"
+    if kind == "hold" and verdict == "UNCLEAR" and item.get("final"):
+        return "FOLLOWED", f"{source}:hold"
+    return verdict, source
 
 
 # -- applying ----------------------------------------------------------------
@@ -319,8 +384,18 @@ def _claim(conn: sqlite3.Connection, key: str, me: str) -> bool:
 def _finish(conn: sqlite3.Connection, item: dict[str, Any], verdict: str, source: str, counted: bool) -> None:
     conn.execute("BEGIN IMMEDIATE")
     conn.execute(
-        "INSERT OR IGNORE INTO applied(key, warning, exp_id, verdict, source, counted, ts) VALUES (?,?,?,?,?,?,?)",
-        (item["key"], item["warning"], item["exp_id"], verdict, source, int(counted), time.time()),
+        "INSERT OR IGNORE INTO applied(key, warning, exp_id, verdict, source, counted, ts, kind) "
+        "VALUES (?,?,?,?,?,?,?,?)",
+        (
+            item["key"],
+            item["warning"],
+            item["exp_id"],
+            verdict,
+            source,
+            int(counted),
+            time.time(),
+            item.get("kind", ""),
+        ),
     )
     if counted:
         conn.execute(
@@ -365,6 +440,7 @@ def process_pending(ctx: EngineContext, limit: int | None = None) -> int:
             except Exception as exc:  # the heuristic itself failed: don't lose the item
                 record_error("judge.decide", exc)
                 verdict, source = "UNCLEAR", "error"
+            verdict, source = delivery_adjusted(item, verdict, source)
             counted = verdict in DECISIVE or bool(item.get("final"))
             if counted:
                 try:
