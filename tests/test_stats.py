@@ -86,7 +86,7 @@ def test_stats_from_a_real_engine_and_judge(tmp_path: Path, twiceshy_home: Path)
     assert rule.returncode == 0, rule.stderr
     warn = cli(
         "learn",
-        "This repo uses pnpm; npm install breaks the lockfile",
+        "`npm install left-pad` failed (the lockfile is pnpm's); `pnpm add left-pad` worked instead.",
         "--trigger",
         "npm install left-pad",
         env=env,
@@ -98,57 +98,71 @@ def test_stats_from_a_real_engine_and_judge(tmp_path: Path, twiceshy_home: Path)
     try:
         denied = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "sudo pip install requests", proj))
         assert "deny" in denied.stdout
-        warned = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "npm install left-pad", proj))
-        assert "additionalContext" in warned.stdout and "pnpm" in warned.stdout
-        hook(twiceshy_home, "PostToolUse", bash("s1", "PostToolUse", "npm install left-pad", proj))
-        # The agent runs the warned command again: the judge calls that IGNORED.
+        # retrieval.warn: hold (default): the first matching call is denied once, with the lesson.
+        held = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "npm install left-pad", proj))
+        assert '"deny"' in held.stdout and "pnpm add left-pad" in held.stdout and "Held once" in held.stdout
+        # The agent sends the identical call again: it passes, runs, and the judge calls that IGNORED.
         again = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "npm install left-pad", proj))
-        assert "additionalContext" not in again.stdout  # shown once a session
+        assert "deny" not in again.stdout and "additionalContext" not in again.stdout
         hook(twiceshy_home, "PostToolUse", bash("s1", "PostToolUse", "npm install left-pad", proj))
         hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "ls -la", proj))
+        # Another session: held, then the fix: a mistake avoided.
+        held2 = hook(twiceshy_home, "PreToolUse", bash("s2", "PreToolUse", "npm install left-pad", proj))
+        assert '"deny"' in held2.stdout
+        fix = hook(twiceshy_home, "PreToolUse", bash("s2", "PreToolUse", "pnpm add left-pad", proj))
+        assert "deny" not in fix.stdout
+        hook(twiceshy_home, "PostToolUse", bash("s2", "PostToolUse", "pnpm add left-pad", proj))
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not [v for v in judge.verdicts() if v["counted"]]:
+        while time.monotonic() < deadline and len([v for v in judge.verdicts() if v["counted"]]) < 2:
             time.sleep(0.2)
     finally:
         assert cli("engine", "stop", env=env, cwd=proj).returncode == 0  # also flushes the event log
     counted = [v for v in judge.verdicts() if v["counted"]]
-    assert [(v["exp_id"], v["verdict"]) for v in counted] == [(warn_id, "IGNORED")]
+    assert sorted((v["exp_id"], v["verdict"], v["kind"]) for v in counted) == [
+        (warn_id, "FOLLOWED", "hold"),
+        (warn_id, "IGNORED", "hold"),
+    ]
 
     proc = cli("stats", "--json", env=env, cwd=proj)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     hooks = data["hooks"]
-    assert hooks["pre_tool"] == 4
-    assert hooks["warnings_shown"] == 1 and hooks["blocked"] == 1
+    assert hooks["pre_tool"] == 6
+    assert (hooks["warnings_shown"], hooks["held"], hooks["blocked"]) == (0, 2, 1)
     assert hooks["hit_rate"] == pytest.approx(0.5)
+    assert data["outcomes"] == {"warned": 0, "held": 2, "denied": 1, "avoided": 1, "ignored": 1}
     logged = [json.loads(line) for line in (twiceshy_home / "events.jsonl").read_text().splitlines()]
     live = [e for e in logged if e["path"] == "live"]
-    assert hooks["calls"] == len(live) == 6, [(e["kind"], e["action"], e["path"]) for e in logged]
+    assert hooks["calls"] == len(live) == 8, [(e["kind"], e["action"], e["path"]) for e in logged]
+    assert [e["action"] for e in live if e["kind"] == "pre_tool"] == ["deny", "hold", "allow", "allow", "hold", "allow"]
     assert data["latency"]["background"]["n"] == len(logged) - len(live) == 2
     assert hooks["errors"] == 0
-    assert data["verdicts"]["ignored"] == 1 and data["verdicts"]["followed"] == 0
-    assert data["verdicts"]["adherence"] == 0.0
-    assert data["mistakes_avoided"] == 0
+    assert data["verdicts"]["ignored"] == 1 and data["verdicts"]["followed"] == 1
+    assert data["verdicts"]["adherence"] == 0.5
+    assert data["mistakes_avoided"] == 1
     # Latency comes from the engine's own log.
     pre_ms = [e["ms"] for e in live if e["kind"] == "pre_tool"]
-    assert len(pre_ms) == 4
+    assert len(pre_ms) == 6
     assert data["latency"]["pre_tool"]["p50_ms"] == percentile(pre_ms, 50)
     assert data["latency"]["pre_tool"]["p95_ms"] == max(pre_ms) == percentile(pre_ms, 95)
     assert data["lessons"]["tiers"] == {"principle": 0, "rule": 1, "qa": 0, "raw": 1}
     assert data["lessons"]["learned_in_window"] == 2
 
-    # The user's own verdict counts like the judge's and moves the lesson.
+    # The user's own verdict counts like the judge's and moves the lesson, but it
+    # says nothing about when the warning arrived: it is not a mistake avoided.
     fb = cli("feedback", warn_id, "followed", "--note", "switched to pnpm", env=env, cwd=proj)
     assert fb.returncode == 0, fb.stderr
-    assert f"followed: {warn_id}" in fb.stdout and "raw -> qa" in fb.stdout
+    assert f"followed: {warn_id}" in fb.stdout
     exp = make_context(proj).store.get(warn_id)
-    assert exp.follows == 1 and exp.tier == 2
+    assert exp.follows == 2
     text = cli("stats", env=env, cwd=proj)
     assert text.returncode == 0
     flat = " ".join(text.stdout.split())
-    assert "mistakes avoided (warned, then changed) │ 1" in flat
-    assert "hit rate (warned or blocked / pre-tool) │ 50%" in flat
-    assert "adherence (followed / followed+ignored) │ 50%" in flat
+    assert "held once (denied, the identical retry passes) │ 2" in flat
+    assert "denied by a rule │ 1" in flat
+    assert "mistakes avoided (held or warned in time, then changed) │ 1" in flat
+    assert "hit rate (warned, held or denied / pre-tool) │ 50%" in flat
+    assert "adherence (followed / followed+ignored) │ 67%" in flat
 
     bad = cli("feedback", "no-such-id", "ignored", env=env, cwd=proj)
     assert bad.returncode != 0 and "no lesson no-such-id" in bad.stderr
@@ -181,3 +195,33 @@ def test_since_window_filters_events_verdicts_and_lessons(tmp_path: Path, twices
     assert ever["latency"]["pre_tool"]["max_ms"] == 500.0
     assert ever["lessons"]["learned_in_window"] == 2
     assert old.id in {e.id for e in ctx.store.all()}
+
+
+def test_avoided_counts_only_warnings_the_model_had_before_the_call(tmp_path: Path, twiceshy_home: Path):
+    """The same FOLLOWED-looking behaviour, delivered three ways: only the hold counts as avoided."""
+    ctx = make_context(tmp_path)
+
+    def item(key: str, kind: str, **kw: object) -> dict:
+        base = {
+            "key": key, "warning": f"{key}:e1", "session_id": key, "exp_id": "e1", "kind": kind,
+            "lesson": "Use --force-with-lease, never a bare --force", "trigger": "git push --force origin main",
+            "shown_action": "git push --force origin main", "action": "git push --force-with-lease origin main",
+            "same_call": False, "final": True, "tool_name": "Bash", "shown_tool": "Bash",
+        }  # fmt: skip
+        return base | kw
+
+    judge.enqueue(
+        [
+            item("held", "hold"),  # held, then the fix: avoided
+            item("late", "late"),  # context that arrived with the mistake's result, then the fix: not avoided
+            item("again", "hold", action="git push --force origin main"),  # held, sent again: ignored
+            item("legacy", ""),  # a ledger row from before deliveries were recorded: unknown
+        ]
+    )
+    judge.process_pending(ctx)
+    got = {v["warning"].split(":")[0]: v["verdict"] for v in judge.verdicts() if v["counted"]}
+    assert got == {"held": "FOLLOWED", "late": "UNCLEAR", "again": "IGNORED", "legacy": "FOLLOWED"}
+    data = compute_stats(ctx, None)
+    assert data["mistakes_avoided"] == data["outcomes"]["avoided"] == 1
+    assert data["outcomes"]["ignored"] == 1
+    assert data["verdicts"]["followed"] == 2  # the legacy row is a verdict, not an avoided mistake

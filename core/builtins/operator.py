@@ -152,13 +152,14 @@ def register_commands(cli: click.Group) -> None:
         rows = [
             ("hook calls", str(h["calls"])),
             ("pre-tool calls", str(h["pre_tool"])),
-            ("warnings shown", str(h["warnings_shown"])),
-            ("calls blocked", str(h["blocked"])),
-            ("hit rate (warned or blocked / pre-tool)", _pct(h["hit_rate"])),
+            ("warned (context)", str(h["warnings_shown"])),
+            ("held once (denied, the identical retry passes)", str(h["held"])),
+            ("denied by a rule", str(h["blocked"])),
+            ("hit rate (warned, held or denied / pre-tool)", _pct(h["hit_rate"])),
+            ("mistakes avoided (held or warned in time, then changed)", str(data["mistakes_avoided"])),
             ("followed", str(v["followed"])),
             ("ignored", str(v["ignored"])),
             ("irrelevant", str(v["irrelevant"])),
-            ("mistakes avoided (warned, then changed)", str(data["mistakes_avoided"])),
             ("adherence (followed / followed+ignored)", _pct(v["adherence"])),
             ("precision (1 - irrelevant / verdicts)", _pct(v["precision"])),
             (

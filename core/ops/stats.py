@@ -10,12 +10,18 @@ Figures for a window (``--since 7d``), from three records twiceshy keeps anyway:
   (``path: background``) are not hook calls and give a separate figure;
 * the judge's ledger (``judge.verdicts()``, counted verdicts only) plus manual
   ``twiceshy feedback`` (``<data dir>/feedback.jsonl``): followed, ignored,
-  irrelevant. A FOLLOWED verdict is a **mistake avoided**: the agent was warned
-  and then changed what it did;
+  irrelevant. A **mistake avoided** is a counted FOLLOWED verdict on a warning
+  that reached the model *before* its call: a hold (the call was denied once
+  and the agent then did something else) or a warning delivered ahead of the
+  call. Context that arrived with the result of the call it warned about
+  (``retrieval.warn: context`` on every CLI measured) is never FOLLOWED, a
+  silenced warning (``off``) is neither shown nor judged, and a rule's deny is
+  counted as *denied*, not avoided;
 * the store: lessons per tier, and how many were learned in the window.
 
-Definitions: *hit rate* = pre-tool calls that got a warning or a block / all
-pre-tool calls; *adherence* = followed / (followed + ignored); *precision* =
+Definitions: *hit rate* = pre-tool calls that got a warning, a hold or a block / all
+pre-tool calls; *warned* / *held* / *denied* = pre-tool calls answered with
+context, a one-time hold, a rule's deny; *adherence* = followed / (followed + ignored); *precision* =
 1 - irrelevant / all decisive verdicts.
 """
 
@@ -34,6 +40,9 @@ from twiceshy.base.paths import data_dir
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
+
+# Deliveries (judge ledger ``kind``) that reach the model before the call runs.
+AVOIDING_KINDS = frozenset({"hold", "warn"})
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.IGNORECASE)
 _UNIT_S = {"": 86400, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -133,6 +142,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
     background = [e for e in logged if e.get("path") == "background"]
     pre = [e for e in events if e.get("kind") == "pre_tool"]
     warned = sum(1 for e in pre if e.get("action") == "warn")
+    held = sum(1 for e in pre if e.get("action") == "hold")  # twiceshy.recall.delivery
     blocked = sum(1 for e in pre if e.get("action") == "deny")
     errors = sum(1 for e in logged if e.get("action") == "error")
     by_kind: dict[str, list[float]] = {}
@@ -147,9 +157,14 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
     manual = [f for f in _jsonl([feedback_path()]) if cutoff is None or float(f.get("ts") or 0) >= cutoff]
     tally = {"FOLLOWED": 0, "IGNORED": 0, "IRRELEVANT": 0, "UNCLEAR": 0}
     sources = {"judge": 0, "user": 0}
+    avoided = 0
     for v in counted:
         tally[v["verdict"]] = tally.get(v["verdict"], 0) + 1
         sources["judge"] += 1
+        # Only a warning the model had before the call can have avoided it ("" = a
+        # ledger row from before deliveries were recorded: unknown, not counted).
+        if v["verdict"] == "FOLLOWED" and v.get("kind") in AVOIDING_KINDS:
+            avoided += 1
     for f in manual:
         verdict = str(f.get("verdict", "")).upper()
         if verdict in tally:
@@ -171,10 +186,12 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "calls": len(events),
             "pre_tool": len(pre),
             "warnings_shown": warned,
+            "held": held,
             "blocked": blocked,
             "errors": errors,
-            "hit_rate": (warned + blocked) / len(pre) if pre else None,
+            "hit_rate": (warned + held + blocked) / len(pre) if pre else None,
         },
+        "outcomes": {"warned": warned, "held": held, "denied": blocked, "avoided": avoided, "ignored": ignored},
         "verdicts": {
             "followed": followed,
             "ignored": ignored,
@@ -184,7 +201,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "adherence": followed / (followed + ignored) if followed + ignored else None,
             "precision": 1 - irrelevant / decisive if decisive else None,
         },
-        "mistakes_avoided": followed,
+        "mistakes_avoided": avoided,
         "latency": {
             "pre_tool": _latency(by_kind.get("pre_tool", [])),
             "all": _latency(all_ms),
