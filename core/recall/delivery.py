@@ -148,29 +148,38 @@ def was_held(ctx: EngineContext, event: CoreEvent) -> bool:
 # -- the reason -------------------------------------------------------------
 
 
+# An error -> fix lesson as the offline extractor words it: "`X` failed (...); `Y` worked instead."
+_WORKED = re.compile(r"`([^`]+)`\s+worked instead")
+
+
 def fix_of(exp: Any) -> str:
-    """The corrected call or edit a lesson names, when it stores one (structured lessons)."""
+    """The corrected call or edit a lesson names: its structured fix when it has
+    one, else the "`Y` worked instead" of an error -> fix lesson's text."""
     structured = getattr(exp, "structured", None)
-    if not isinstance(structured, dict):
-        return ""
-    for holder in (structured, structured.get("signature")):
-        if not isinstance(holder, dict):
-            continue
-        fix = holder.get("fix")
-        if isinstance(fix, dict):
-            fix = fix.get("call") or fix.get("command") or fix.get("text") or fix.get("edit") or ""
-        if isinstance(fix, str) and fix.strip():
-            return fix.strip()
-    return ""
+    if isinstance(structured, dict):
+        for holder in (structured, structured.get("signature")):
+            if not isinstance(holder, dict):
+                continue
+            fix = holder.get("fix")
+            if isinstance(fix, dict):
+                fix = fix.get("call") or fix.get("command") or fix.get("text") or fix.get("edit") or ""
+            if isinstance(fix, str) and fix.strip():
+                return fix.strip()
+    found = _WORKED.search(getattr(exp, "text", "") or "")
+    return found.group(1).strip() if found else ""
 
 
-def hold_reason(ctx: EngineContext, matches: list[LessonMatch]) -> str:
-    """The lesson(s) and their fix, as the reason of the hold."""
-    fixes: dict[str, str] = {}
+def fixes_of(ctx: EngineContext, matches: list[LessonMatch]) -> dict[str, str]:
+    """Lesson id -> its fix ("" when it names none). One store read; only a hold pays it."""
     try:
-        fixes = {exp.id: fix_of(exp) for exp in ctx.store.get_many([m.experience_id for m in matches])}
+        return {exp.id: fix_of(exp) for exp in ctx.store.get_many([m.experience_id for m in matches])}
     except Exception as exc:  # the lesson text alone still tells the model
         record_error("delivery.fix", exc)
+        return {}
+
+
+def hold_reason(matches: list[LessonMatch], fixes: dict[str, str]) -> str:
+    """The lesson(s) and their fix, as the reason of the hold."""
     lines = [HOLD_HEAD]
     for m in matches:
         try:
@@ -196,7 +205,9 @@ def _without_recall_block(context: str) -> str:
 # -- shown_log --------------------------------------------------------------
 
 
-def _mark(session: dict[str, Any], event: CoreEvent, ids: set[str], delivery: str) -> None:
+def _mark(
+    session: dict[str, Any], event: CoreEvent, ids: set[str], delivery: str, fixes: dict[str, str] | None = None
+) -> None:
     """Record how this call's warnings were delivered on the recall plugin's
     ``shown_log`` entries (the judge reads ``kind``)."""
     from twiceshy.brain.judge import call_key
@@ -208,6 +219,8 @@ def _mark(session: dict[str, Any], event: CoreEvent, ids: set[str], delivery: st
             entry["delivery"] = delivery
             entry["kind"] = delivery
             entry["fingerprint"] = fingerprint
+            if fixes and fixes.get(entry["exp_id"]):
+                entry["fix"] = fixes[entry["exp_id"]]
             if delivery == "silent":
                 entry["closed"] = True  # the model never saw it: nothing to judge
 
@@ -264,11 +277,12 @@ def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decisi
         _mark(session, event, ids, late)
         return decision
     _save_held(event.session_id, snapshot)
-    _mark(session, event, ids, "hold")
+    fixes = fixes_of(ctx, decision.matches)
+    _mark(session, event, ids, "hold", fixes)
     return Decision(
         action="deny",
         hold=True,
-        reason=hold_reason(ctx, decision.matches),
+        reason=hold_reason(decision.matches, fixes),
         context=_without_recall_block(decision.context),
         matches=decision.matches,
     )
@@ -281,6 +295,7 @@ __all__ = [
     "call_fingerprint",
     "deliver",
     "fix_of",
+    "fixes_of",
     "hold_reason",
     "warn_mode",
     "was_held",
