@@ -28,7 +28,7 @@ version never matches)::
      "fix": "git push --force-with-lease origin main"}   # for the reason only
 
     {"v": 1, "kind": "edit",
-     "glob": "*.py",              # file name (no "/") or path suffix glob, "*" only
+     "glob": "*.py|*.pyi",        # file name (no "/") or path suffix glob, "*" only; "|": either
      "present": ["re:\\.utcnow\\(\\s*\\)"],  # in the new content: literal text, or "re:" regex
      "absent": ["re:timezone\\.utc"],
      "fix": "datetime.now(timezone.utc)"}
@@ -416,17 +416,13 @@ class Call:
         while i < len(argv):
             word = argv[i]
             i += 1
-            if after_dashdash:
-                # Arguments for the program the runner runs ("cargo run -- --input x").
-                if word in _HELP_FLAGS:
-                    self.help = True
-                self._operand(word, level_words)
+            if word == "--":
+                after_dashdash = True  # what follows is for the program run ("cargo run -- --help")
+                toks.add("--")
                 prev_flag = None
                 continue
-            if word == "--":
-                after_dashdash = True
-                toks.add("--")
-                continue
+            if after_dashdash and word in _HELP_FLAGS:
+                self.help = True
             if python_like and word == "-m" and i < len(argv):
                 module = argv[i]
                 i += 1
@@ -486,6 +482,7 @@ class Call:
                 if verb in runner_verbs or verb in {v.split()[0] for v in runner_verbs}:
                     level_words.append(word)
                     toks.add(verb)
+                    toks.add(f"run:{prog} {verb}")
                     if verb == "tool" and i < len(argv) and argv[i] == "run":
                         level_words.append(argv[i])
                         i += 1
@@ -495,6 +492,8 @@ class Call:
                 expect_program = False
                 level_words.append(word)
                 self._operand_token(word)
+                if not verb_done:
+                    toks.add(f"run:{prog}")
                 self._new_level(program_name(word), prog)
                 level_words = self.levels[-1][1]
                 runner_verbs = _RUNNERS.get(program_name(word)) if program_name(word) in ("uv", "pnpm") else None
@@ -740,6 +739,8 @@ def path_matches(glob: str, path: str) -> bool:
     """``*.py`` against the file name; a glob with ``/`` against the path's tail."""
     if not glob:
         return True
+    if "|" in glob:
+        return any(path_matches(g, path) for g in glob.split("|") if g)
     path = path.replace("\\", "/")
     if "/" not in glob:
         return _glob(glob, path.rsplit("/", 1)[-1])

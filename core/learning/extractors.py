@@ -353,8 +353,45 @@ def _shell_like(step: Step) -> bool:
     return step.tool.lower() in SHELL_TOOLS or bool(step.call.tool_input.get("command"))
 
 
+_TEST_PROGRAMS = {
+    "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "tap", "karma", "jasmine", "rspec",
+    "phpunit", "pest", "ctest", "nextest", "unittest", "behave", "cucumber", "cucumber-js", "playwright", "cypress",
+    "bats", "busted", "prove", "trial", "green", "ward", "hypothesis", "testthat", "minitest", "gotestsum",
+}  # fmt: skip
+_TEST_SUBS = {"test", "t", "tests", "nextest", "unit", "check", "spec", "e2e", "integration", "verify"}
+_SUB_TEST_PROGRAMS = {"npm", "pnpm", "yarn", "bun", "deno", "go", "cargo", "dotnet", "mix", "swift", "zig",
+                      "mvn", "mvnw", "gradle", "gradlew", "make", "just", "task", "sbt", "lein", "stack", "cabal",
+                      "rake", "bundle", "composer", "flutter", "dart", "meson", "ninja", "bazel", "buck"}  # fmt: skip
+
+
 def is_test_command(command: str) -> bool:
-    return bool(command) and bool(TEST_RE.search(command))
+    """A test run: a test runner anywhere in the line (``pytest``, ``python -m
+    pytest``, ``npx jest``, ``uv run pytest``), a ``test`` subcommand of a
+    build tool (``npm test``, ``pnpm --filter web test``, ``go test``, ``cargo
+    test``, ``mvn -q test``, ``make test``), ``node --test``, or a script
+    named like a test script (``npm run test:unit``)."""
+    if not command:
+        return False
+    for call in sg.parse_command(command):
+        progs = [p for p, _ in call.levels]
+        if any(p in _TEST_PROGRAMS or p.startswith(("test_", "run_tests", "runtests")) for p in progs):
+            return True
+        if "--test" in call.flags and "node" in progs or "bun" in progs and "test" in call.tokens:
+            return True
+        for prog, words in call.levels:
+            if prog not in _SUB_TEST_PROGRAMS:
+                continue
+            bare = [w.lower() for w in words if not w.startswith("-")][:4]
+            if not bare:
+                continue
+            first = bare[1] if bare[0] == "run" and len(bare) > 1 else bare[0]
+            if first in _TEST_SUBS or first.split(":", 1)[0] in ("test", "tests", "e2e", "unit"):
+                return True
+            if prog in ("mvn", "mvnw", "gradle", "gradlew", "make", "bazel", "sbt") and any(
+                w in ("test", "check", "verify") or w.endswith(":test") for w in bare
+            ):
+                return True
+    return bool(TEST_RE.search(command))
 
 
 def is_build_command(command: str) -> bool:
@@ -537,8 +574,8 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
         cmd = _shell_cmd(step)
         if i in used or not cmd or not step.failed or step.blocked_by_us or rejection_reason(step) is not None:
             continue
-        if sg.is_diagnostic(cmd):
-            continue
+        if sg.is_look_program(cmd):
+            continue  # a listing or read that failed is not a mistake to remember
         episode = _Episode([step], None)
         looked = 0
         for j in range(i + 1, len(steps)):
@@ -850,6 +887,25 @@ def _pick_corrected(text: str, exchange: list[Step]) -> Step | None:
     return exchange[-1]
 
 
+def best_fix_span(text: str, cmd: str, prog: str) -> str | None:
+    """A command in backticks that runs ``prog`` and adds something to ``cmd``
+    (a span that only quotes the mistake, or part of it, is not the fix)."""
+    mistake = sg.pick_call(cmd)
+    mine = mistake.tokens if mistake is not None else set()
+    best, best_new = None, 0
+    for span in _BACKTICK_RE.findall(text or ""):
+        span = span.strip()
+        if not sg.is_command_like(span) or normalize(span) == normalize(cmd):
+            continue
+        call = sg.pick_call(span)
+        if call is None or call.help or not prog or call.words_of(prog) is None:
+            continue
+        new = len({t for t in call.tokens if not t.startswith(("exe:", "prog:"))} - mine)
+        if new > best_new:
+            best, best_new = span, new
+    return best
+
+
 def _fix_after(steps: list[Step], start: int, mistake: Step, text: str) -> tuple[str | None, Step | None]:
     """The corrected call: a command the user wrote in backticks running the
     same program, else the next related call that worked."""
@@ -857,13 +913,9 @@ def _fix_after(steps: list[Step], start: int, mistake: Step, text: str) -> tuple
     if cmd:
         call = sg.pick_call(cmd)
         prog = call.program if call is not None else ""
-        for span in _BACKTICK_RE.findall(text):
-            span = span.strip()
-            if not sg.is_command_like(span) or normalize(span) == normalize(cmd):
-                continue
-            spans_call = sg.pick_call(span)
-            if spans_call is not None and prog and spans_call.words_of(prog) is not None and not spans_call.help:
-                return span, None
+        span = best_fix_span(text, cmd, prog)
+        if span:
+            return span, None
         for step in steps[start:][:LOOKAHEAD]:
             c = _shell_cmd(step)
             if not c or _is_look(step) or not step.succeeded or rejection_reason(step) is not None:
@@ -1056,30 +1108,36 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                     fix = c
                     break
         if fix is None:
-            for span in command_spans:
-                if normalize(span) != normalize(cmd) and related(cmd, span):
-                    fix = span
-                    break
+            fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
         sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
         return mistake.action, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
-    # Code named in the body that an edit of this session brought in (and a later edit removed).
-    code_spans = [s for s in spans if not sg.is_command_like(s) or "(" in s]
+    # Code named in the body: the edit that brought it in (the fix, when a
+    # later version keeps it) or that brought in what a later edit removed.
+    code_spans = [s for s in spans if len(s) >= 3 and (not sg.is_command_like(s) or "(" in s or "=" in s)]
+    states = _file_states(steps)
     for step in reversed(earlier):
-        if not _is_edit(step):
+        if not _is_edit(step) or rejection_reason(step) is not None:
             continue
-        for path, old, new in sg.edit_parts(step.tool, step.call.tool_input or {}):
-            for span in code_spans:
-                if len(span) >= 4 and span in new and span not in old:
-                    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-                    sig = {"v": 1, "kind": "edit", "glob": f"*.{ext}" if ext else path.rsplit("/", 1)[-1]}
-                    sig["present"] = [span]
-                    sig["pattern"] = span
-                    return f"{step.tool} {path}\n{short_block(new)}", sig, {"tool": step.tool, "path": path}, None
+        for path, bad, good in _edit_pairs(step, states):
+            if not any(_code_in(span, good) and not _code_in(span, bad) for span in code_spans) and not any(
+                _code_in(span, bad) and not _code_in(span, good) for span in code_spans
+            ):
+                continue
+            sig = sg.derive_code(bad, good, path)
+            if sig is not None:
+                mistake_desc = {"tool": step.tool, "path": path, "code": short_block(bad, 400)}
+                fix_desc = {"tool": step.tool, "path": path, "code": short_block(good, 400)}
+                return f"{step.tool} {path}\n{short_block(bad)}", sig, mistake_desc, fix_desc
     for span in command_spans:
         sig = sg.derive_from_trigger(span, body)
         if sig:
             return span, sig, sg.describe_call(span), None
     return short(body, 400), None, {}, None
+
+
+def _code_in(span: str, code: str) -> bool:
+    """``span`` occurs in ``code``, whitespace-insensitively."""
+    return bool(span) and "".join(span.split()) in "".join((code or "").split())
 
 
 def markers(entries: list[TranscriptEntry]) -> list[LessonCandidate]:

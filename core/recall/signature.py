@@ -51,14 +51,16 @@ DIAGNOSTIC_PROGRAMS = SETUP_PROGRAMS | {
 }  # fmt: skip
 # Subcommands that only look: "git status", "docker ps", "kubectl get", "npm view".
 DIAGNOSTIC_SUBS = {
-    "status", "log", "diff", "show", "ls", "ps", "list", "get", "describe", "view", "info", "version", "config",
-    "inspect", "images", "logs", "top", "whoami", "why", "outdated", "explain", "search", "history", "branch",
-    "remote", "env", "doctor", "check-config", "plan", "validate", "fmt", "tree", "metadata", "help", "shortlog",
-    "blame", "reflog", "rev-parse", "ls-files", "cat-file", "events", "get-contexts", "current-context",
+    "status", "log", "diff", "show", "ls", "ps", "list", "get", "describe", "view", "info", "version",
+    "inspect", "images", "logs", "top", "whoami", "why", "outdated", "explain", "search", "history",
+    "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
+    "events", "get-contexts", "current-context", "list-profiles",
 }  # fmt: skip
+# AWS-style read verbs: "aws sts get-caller-identity", "aws ecr describe-repositories".
+_DIAGNOSTIC_PREFIXES = ("list-", "describe-", "get-caller", "show-")
 # Long flag <-> short flag, per program family ("git push -f" is "--force").
 FLAG_ALIASES: dict[str, dict[str, str]] = {
-    "*": {"--force": "-f", "--recursive": "-r", "--verbose": "-v", "--quiet": "-q", "--all": "-a"},
+    "*": {"--verbose": "-v", "--quiet": "-q"},
     "git": {"--force": "-f", "--interactive": "-i", "--message": "-m", "--all": "-a", "--delete": "-d"},
     "docker": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d", "--interactive": "-i"},
     "podman": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d"},
@@ -130,6 +132,13 @@ def work_text(command: str) -> str:
     return " ".join(call.env + call.argv) if call is not None else (command or "")
 
 
+def is_look_program(command: str) -> bool:
+    """Every command of the line is a pure look (ls, cat, grep, --help …):
+    such a call failing is not a mistake worth a lesson."""
+    calls = parse_command(command or "")
+    return bool(calls) and all(c.help or c.outer in DIAGNOSTIC_PROGRAMS for c in calls)
+
+
 def is_diagnostic(command: str) -> bool:
     """A call that only looks (ls, cat, git status, --help, grep …): between a
     failure and its fix it is not the fix."""
@@ -141,10 +150,10 @@ def is_diagnostic(command: str) -> bool:
             continue
         if call.outer in DIAGNOSTIC_PROGRAMS:
             continue
-        sub = call.sub(call.program, depth=1) or call.sub(call.outer, depth=1)
-        if sub and sub[0] in DIAGNOSTIC_SUBS:
+        subs = call.sub(call.program, depth=2) or call.sub(call.outer, depth=2)
+        if any(w in DIAGNOSTIC_SUBS or w.startswith(_DIAGNOSTIC_PREFIXES) for w in subs):
             continue
-        if call.program == "git" and not sub:
+        if call.program == "git" and not subs:
             continue
         return False
     return True
@@ -228,17 +237,25 @@ def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[
 
 
 def _alone(m: Call, why: str = "") -> dict[str, Any]:
-    """No usable fix: program + subcommand + the mistake's flags (those the
-    reason names, else all), operands when the program has no subcommand."""
+    """No usable fix: program + subcommand + what the reason names (flags,
+    operands); if it names nothing, the mistake's flags, and its operands
+    when the program has no subcommand."""
     prog = m.program
-    # A runner's own mistake ("npx x") vs the program it runs: keep the inner one.
     sub = _sub_words(m, prog)
     flags = [t for t in m.flags if t not in ("--", "-m")]
-    named = [t for t in flags if why and re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", why)]
-    present = [flag_item(t, prog) for t in (named or _collapse(flags))]
-    if not sub:
-        ops = [o for o in _operands(m, prog) if len(o) >= 2][:2]
-        present += ops
+    low = (why or "").lower()
+
+    def named(word: str) -> bool:
+        return bool(low) and re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w])", low) is not None
+
+    named_flags = [t for t in _collapse(flags) if named(t)]
+    ops = [o for o in _operands(m, prog) if len(o) >= 2]
+    named_ops = [o for o in ops if named(o) or named(o.rstrip("/"))]
+    present = [flag_item(t, prog) for t in named_flags] + named_ops[:2]
+    if not present:
+        present = [flag_item(t, prog) for t in _collapse(flags)]
+        if not sub:
+            present += ops[:2]
     out: dict[str, Any] = {"program": prog}
     if sub:
         out["sub"] = sub
@@ -280,17 +297,21 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     added = f.tokens - m.tokens
     present: list[str] = []
     absent: list[str] = []
+    msub, fsub = m.sub(prog), f.sub(prog)
+    if msub and fsub and msub[0] != fsub[0]:
+        # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
+        return {"program": prog, "sub": msub}
     # Runner / environment / executable changes.
     for tok in sorted(removed):
-        if tok.startswith(("via:", "env:")) and "=" not in tok:
+        if tok.startswith(("via:", "env:", "run:")) and "=" not in tok:
             present.append(tok)
     exe_changed = m.argv and f.argv and m.outer == f.outer and m.argv[0] != f.argv[0]
     if exe_changed and m.levels[0][0] == prog:
         present.append("exe:" + m.argv[0])
         absent.append("exe:" + f.argv[0])
-    env_or_runner_fix = any(t.startswith(("via:", "env:")) and "=" not in t for t in added)
+    env_or_runner_fix = any(t.startswith(("via:", "env:", "run:")) and "=" not in t for t in added)
     for tok in sorted(added):
-        if tok.startswith(("via:", "env:")) and "=" not in tok:
+        if tok.startswith(("via:", "env:", "run:")) and "=" not in tok:
             absent.append(tok)
     if exe_changed and m.levels[0][0] == prog:
         env_or_runner_fix = True
@@ -351,7 +372,7 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {"program": prog}
     strong = any(
-        _is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "*")) or "=" in p and p.startswith("-")
+        _is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*")) or "=" in p and p.startswith("-")
         for p in present
     )
     sub = _sub_words(m, prog)
@@ -418,7 +439,30 @@ def code_tokens(text: str) -> list[str]:
     return _CODE_TOKEN_RE.findall(text or "")
 
 
-def _tok_regex(tok: str, generalise: bool) -> str:
+_LANG_FAMILIES = (
+    ("ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"),
+    ("py", "pyi"),
+    ("c", "h"),
+    ("cc", "cpp", "cxx", "hpp", "hh", "hxx"),
+    ("yml", "yaml"),
+)
+
+
+def glob_for(path: str) -> str:
+    """The files a code lesson applies to: the path's language family
+    (``*.ts|*.tsx|*.js…``), or its name when it has no extension."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name[1:] else ""
+    if not ext:
+        return name
+    family = next((f for f in _LANG_FAMILIES if ext in f), (ext,))
+    return "|".join(f"*.{e}" for e in family)
+
+
+_IDENT_RE = re.compile(r"^[A-Za-z_]\w*$")
+
+
+def _tok_regex(tok: str, literal: bool) -> str:
     if tok[:1] in "\"'`" or tok[:2].lower() in ('f"', "f'", 'r"', "r'", 'b"', "b'"):
         prefix = ""
         while tok and tok[0].isalpha():
@@ -427,63 +471,152 @@ def _tok_regex(tok: str, generalise: bool) -> str:
         quote = tok[:1]
         body = r"(?:\\.|[^" + re.escape(quote) + r"\\\n])*"
         return re.escape(prefix) + re.escape(quote) + body + re.escape(quote)
-    if generalise and re.match(r"^\w+$", tok) and tok not in KEYWORDS and not tok.isdigit():
+    if not literal and _IDENT_RE.match(tok) and tok not in KEYWORDS:
         return r"\w+"
-    return re.escape(tok)
+    pattern = re.escape(tok)
+    if _IDENT_RE.match(tok):
+        pattern = r"\b" + pattern + r"\b"
+    return pattern
 
 
 def _pattern(tokens: list[str], keep: set[str]) -> str:
-    parts = [_tok_regex(t, generalise=t not in keep) for t in tokens]
+    """A regex for a token window. Identifiers stay literal when the fix
+    removed them (``keep``), when they are keywords, member names (after
+    ``.``/``::``) or called (before ``(``); other names (locals) become ``\\w+``."""
+    parts = []
+    for k, tok in enumerate(tokens):
+        literal = (
+            tok in keep
+            or tok in KEYWORDS
+            or (k > 0 and tokens[k - 1] in (".", "::", "?."))
+            or (k + 1 < len(tokens) and tokens[k + 1] == "(")
+        )
+        parts.append(_tok_regex(tok, literal))
     return r"\s*".join(parts)
 
 
-def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
-    """The signature of a code mistake: what the fix removed from ``bad``
-    (or, for a pure insertion, the code around the insertion point), as a
-    regex over the new content of an edit to a file of the same type.
+def _lined_tokens(text: str) -> list[tuple[str, int]]:
+    out = []
+    line, pos = 0, 0
+    for m in _CODE_TOKEN_RE.finditer(text or ""):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        out.append((m.group(0), line))
+    return out
 
-    Identifiers that the fix kept are generalised (``\\w+``: local names);
-    those only the bad code had stay literal (the API that was wrong:
-    ``utcnow``, ``unwrap``, ``forEach``). Checked: the pattern must be in
-    ``bad`` and not in ``good``.
+
+def _callee(bt: list[str], lines: list[int], i: int) -> tuple[int, int] | None:
+    """The call whose parentheses enclose token ``i`` on its line: (start of
+    the callee chain, index of its ``(``)."""
+    depth = 0
+    k = i - 1
+    while k >= 0 and lines[k] == lines[min(i, len(lines) - 1)] if i < len(lines) else k >= 0:
+        tok = bt[k]
+        if tok == ")":
+            depth += 1
+        elif tok == "(":
+            if depth == 0:
+                start = k
+                j = k - 1
+                if j < 0 or not _IDENT_RE.match(bt[j]):
+                    return None
+                while j - 2 >= 0 and bt[j - 1] in (".", "::", "?.") and _IDENT_RE.match(bt[j - 2]):
+                    j -= 2
+                return j, start
+            depth -= 1
+        k -= 1
+    return None
+
+
+def _compiles(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
+    """The signature of a code mistake: what the fix removed from ``bad``, as
+    a regex over the new content of an edit to a file of the same language.
+
+    Candidate windows of 2–8 tokens around each change (never reaching into
+    another line) are scored: identifiers only the bad code had (the API that
+    was wrong: ``utcnow``, ``unwrap``, ``forEach``) count most. An argument the
+    fix added to a call becomes "that call without that argument"
+    (``open(`` without ``encoding=``). Checked: the pattern must match ``bad``
+    and not ``good``.
     """
-    bt, gt = code_tokens(bad), code_tokens(good)
+    blt, glt = _lined_tokens(bad), _lined_tokens(good)
+    bt, gt = [t for t, _ in blt], [t for t, _ in glt]
+    lines = [ln for _, ln in blt]
     if not bt or bt == gt:
         return None
-    good_words = {t for t in gt if re.match(r"^\w+$", t)}
-    keep = {t for t in bt if re.match(r"^\w+$", t) and t not in good_words}
+    good_words = {t for t in gt if _IDENT_RE.match(t)}
+    keep = {t for t in bt if _IDENT_RE.match(t) and t not in good_words and t not in KEYWORDS}
     ops = [op for op in difflib.SequenceMatcher(None, bt, gt, autojunk=False).get_opcodes() if op[0] != "equal"]
-    ext = path.rsplit("/", 1)[-1].rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    glob = f"*.{ext}" if ext else path.rsplit("/", 1)[-1]
-    candidates: list[tuple[int, str, str]] = []
-    for tag, i1, i2, _j1, _j2 in ops:
-        for before, after in ((1, 1), (2, 1), (1, 2), (2, 2), (3, 2), (3, 3)):
-            lo, hi = max(0, i1 - before), min(len(bt), i2 + after)
-            span = bt[lo:hi]
-            if not span:
-                continue
-            idents = [t for t in span if re.match(r"^\w+$", t) and not t.isdigit()]
-            if tag == "insert" and not any(t in keep or t in KEYWORDS or not re.match(r"^\w+$", t) for t in span):
-                pass
-            if len(span) < 3 or not (idents or len(span) >= 4):
-                continue
-            pattern = _pattern(span, keep | {t for t in span if t in KEYWORDS})
-            try:
-                rx = re.compile(pattern)
-            except re.error:
-                continue
-            if not rx.search(bad) or rx.search(good):
-                continue
-            removed = bt[i1:i2]
-            score = sum(1 for t in removed if t in keep) * 3 + len(removed) - len(span) * 0.1
-            label = " ".join(bt[i1:i2]) if i2 > i1 else " ".join(span)
-            candidates.append((int(score * 10), pattern, label))
-            break
-    if not candidates:
+    glob = glob_for(path)
+    best: tuple[float, dict[str, Any]] | None = None
+
+    def consider(score: float, present: list[str], absent: list[str], label: str) -> None:
+        nonlocal best
+        rxs = [_compiles(p) for p in present]
+        axs = [_compiles(a) for a in absent]
+        if any(r is None for r in rxs + axs):
+            return
+        in_bad = all(r.search(bad) for r in rxs) and not any(a.search(bad) for a in axs)  # type: ignore[union-attr]
+        in_good = all(r.search(good) for r in rxs) and not any(a.search(good) for a in axs)  # type: ignore[union-attr]
+        if not in_bad or in_good:
+            return
+        if best is None or score > best[0]:
+            sig: dict[str, Any] = {"present": ["re:" + p for p in present], "pattern": label[:80]}
+            if absent:
+                sig["absent"] = ["re:" + a for a in absent]
+            best = (score, sig)
+
+    for _tag, i1, i2, j1, j2 in ops[:12]:
+        inserted = gt[j1:j2]
+        if i1 == i2 and inserted and i1 < len(bt):
+            # An argument added to a call: "callee(" without "name=".
+            call = _callee(bt, lines, i1)
+            if call is not None:
+                c0, paren = call
+                callee = bt[c0 : paren + 1]
+                if bt[i1 - 1] == "(" and bt[i1] == ")":
+                    consider(8.0, [_pattern([*callee, ")"], set(callee))], [], "".join(callee) + ")")
+                kw = next((t for k, t in enumerate(inserted) if _IDENT_RE.match(t) and k + 1 < len(inserted) and inserted[k + 1] == "="), "")
+                if kw:
+                    consider(
+                        7.0,
+                        [_pattern(callee, set(callee))],
+                        [rf"\b{re.escape(kw)}\s*="],
+                        f"{''.join(callee)}…) without {kw}=",
+                    )
+        # Windows around the change, on the lines it touches.
+        if i2 > i1:
+            line_set = set(lines[i1:i2])
+        else:
+            line_set = {lines[k] for k in (i1 - 1, i1) if 0 <= k < len(bt)}
+        lo_min, hi_max = max(0, i1 - 3), min(len(bt), max(i2, i1 + 1) + 3)
+        for lo in range(lo_min, max(i2, i1 + 1)):
+            for hi in range(max(lo + 2, i1 + 1), min(hi_max, lo + 8) + 1):
+                if i2 > i1 and not (lo < i2 and hi > i1):
+                    continue
+                if i2 == i1 and not (lo < i1 <= hi):
+                    continue
+                window = bt[lo:hi]
+                if any(lines[k] not in line_set for k in range(lo, hi)):
+                    continue
+                pat = _pattern(window, keep)
+                anchored = bool(re.search(r"(?<!\\)\\b[A-Za-z_]", pat))  # a literal name in it
+                if not anchored and (len(window) < 5 or lo >= i1 or hi <= max(i2, i1)):
+                    continue  # punctuation alone needs context on both sides
+                kept = sum(1 for t in window if t in keep)
+                removed = sum(1 for k in range(lo, hi) if i1 <= k < i2)
+                score = kept * 3 + removed + (0.5 if anchored else 0) - 0.3 * len(window)
+                consider(score, [pat], [], " ".join(window))
+    if best is None:
         return None
-    candidates.sort(key=lambda c: -c[0])
-    _score, pattern, label = candidates[0]
-    sig = {"v": SIG_VERSION, "kind": "edit", "glob": glob, "present": ["re:" + pattern], "pattern": label[:80]}
+    sig = {"v": SIG_VERSION, "kind": "edit", "glob": glob, **best[1]}
     fix_line = next((ln.strip() for ln in good.splitlines() if ln.strip() and ln.strip() not in bad), "")
     if fix_line:
         sig["fix"] = fix_line[:160]
@@ -491,32 +624,32 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
 
 
 def derive_edit_alone(path: str, new: str, old: str = "") -> dict[str, Any] | None:
-    """A rejected/corrected edit with no fixing edit: the file (by name) and
-    the lines it added (their most distinctive one, literally)."""
-    name = path.rsplit("/", 1)[-1]
+    """A rejected/corrected edit with no fixing edit: the file (by name) for
+    manifests (requirements.txt, package.json, .env), else the language and
+    the most distinctive line the edit added, cut after its last name that
+    is not a keyword (``#![allow(dead_code`` also catches ``dead_code, x``)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if not name:
         return None
     added = [ln.strip() for ln in (new or "").splitlines() if ln.strip() and ln.strip() not in (old or "")]
-    sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit"}
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    # Manifest-like files (requirements.txt, package.json, .env): the file is the lesson.
-    manifest = (
-        ext in ("txt", "lock", "toml", "cfg", "ini", "env", "json", "yaml", "yml", "mod", "sum") or "." not in name
-    )
+    manifest = ext in ("txt", "lock", "toml", "cfg", "ini", "env", "json", "yaml", "yml", "mod", "sum") or "." not in name
     if manifest:
-        sig["glob"] = name
-        return sig
-    sig["glob"] = f"*.{ext}" if ext else name
-    best = ""
+        return {"v": SIG_VERSION, "kind": "edit", "glob": name}
+    best, best_score = "", 0.0
     for line in added:
         toks = code_tokens(line)
-        if len(toks) >= 3 and any(re.match(r"^[A-Za-z_]\w{2,}$", t) and t not in KEYWORDS for t in toks):
-            if len(line) > len(best) and len(line) <= 120:
-                best = line
+        names = [t for t in toks if _IDENT_RE.match(t) and len(t) >= 3 and t not in KEYWORDS]
+        score = len(set(names)) + (1 if "(" in toks else 0)
+        if names and len(toks) >= 3 and score > best_score and len(line) <= 160:
+            best, best_score = line, score
     if not best:
         return None
     toks = code_tokens(best)
-    sig["present"] = ["re:" + _pattern(toks, {t for t in toks})]
+    last = max(k for k, t in enumerate(toks) if _IDENT_RE.match(t) and len(t) >= 3 and t not in KEYWORDS)
+    toks = toks[: max(last + 1, 3)][:10]
+    sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": glob_for(path)}
+    sig["present"] = ["re:" + _pattern(toks, set(toks))]
     sig["pattern"] = best[:80]
     return sig
 
@@ -539,7 +672,7 @@ def is_command_like(text: str) -> bool:
     if len(words) > 30:
         return False
     first = words[0]
-    return bool(re.match(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*|[a-z0-9_./~-][\w./~+-]*)$", first))
+    return bool(re.match(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*|[a-z0-9_./~][\w./~+-]*)$", first))
 
 
 def fix_commands(text: str, program: str) -> list[str]:
