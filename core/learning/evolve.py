@@ -7,8 +7,8 @@ Tiers (lower is stronger): T3 raw -> T2 qa -> T1 rule -> T0 principle.
   followed once becomes QA; ``learning.promote_after`` FOLLOWED in a row make
   a QA lesson a rule. ``learning.demote_after`` IGNORED/IRRELEVANT in a row
   drop a lesson one tier (a raw one loses confidence instead).
-* :func:`run_cycle` — the periodic pass (after each session end, or
-  ``twiceshy evolve``): raw lessons never seen again expire after
+* :func:`run_cycle` — the full pass (``twiceshy evolve``; after a session end
+  while the store is small): raw lessons never seen again expire after
   ``raw_ttl_days``; a raw lesson seen in two sessions becomes QA; a QA lesson
   seen in ``2 * promote_after`` sessions with no negative verdict becomes a
   rule; confidence decays (0.5 per ``decay_days``) once a lesson has gone
@@ -16,6 +16,13 @@ Tiers (lower is stronger): T3 raw -> T2 qa -> T1 rule -> T0 principle.
   ``principle_min_rules`` similar rules are generalised into a T0 principle
   (by the LLM when one is configured, else a deterministic summary of the
   rules' shared trigger) linked to them by ``generalizes`` edges.
+* :func:`run_session_pass` — what a session end runs once the store is larger
+  than :data:`SWEEP_PAGE`: the same rules, applied to the lessons written since
+  the last pass (read from the store's change journal: the session's verdicts
+  and ingest, and any CLI edit) plus one page of a rotating sweep, so its cost
+  follows what the session touched, not the store's size. Decay is applied by
+  the sweep only, each page against the time that page was last swept, so a
+  lesson loses the same confidence however the passes are spread.
 * :func:`timeline` — every lesson of one topic, oldest first (supersession history).
 """
 
@@ -48,6 +55,10 @@ IGNORE_LOSS = 0.1
 IRRELEVANT_LOSS = 0.05
 MIN_CONFIDENCE = 1e-3  # at or below: deleted
 STOP_CYCLE_INTERVAL_S = 600.0  # a Stop (per turn) runs the cycle at most this often
+SWEEP_PAGE = 1000  # lessons one session pass sweeps (and the store size up to which it runs a full cycle)
+TOUCHED_MAX = 5000  # lessons written since the last pass that one pass re-evolves (the rest: the sweep)
+CROSS_PROJECT_INTERVAL_S = 3600.0  # the cross-project promotion (reads every scoped lesson) at most this often
+NEIGHBOURS = 16  # rules near a touched rule considered for a principle
 
 
 # --------------------------------------------------------------------------
@@ -152,79 +163,194 @@ def _decay_loss(exp: Experience, now: float, last_run: float, decay_days: float)
     return DECAY_PER_PERIOD * (now - start) / period
 
 
-def run_cycle(ctx: EngineContext, now: float | None = None) -> dict[str, int]:
-    """One evolution pass over the whole store. Returns counts of promoted,
-    demoted, decayed, expired, deleted (includes expired) and principles."""
-    now = time.time() if now is None else now
-    cfg = ctx.config["learning"]
-    store = ctx.store
-    state = load_state()
-    last_run = float(state.get("last_run") or 0.0)
-    counts = {"promoted": 0, "demoted": 0, "decayed": 0, "expired": 0, "deleted": 0, "principles": 0}
-    survivors: list[Experience] = []
-    for exp in store.all():
-        changed = False
-        if (
-            exp.tier == int(Tier.RAW)
-            and exp.seen_count <= 1
-            and exp.follows == 0
-            and now - exp.created_at > cfg["raw_ttl_days"] * DAY
-        ):
-            store.delete(exp.id)
-            counts["expired"] += 1
-            counts["deleted"] += 1
-            continue
-        loss = _decay_loss(exp, now, last_run, cfg["decay_days"])
+def _evolve_one(exp: Experience, now: float, since: float | None, cfg: Any, counts: dict[str, int]) -> str | None:
+    """Apply the cycle's rules to one lesson: "delete", "update" or ``None``.
+    ``since``: decay baseline (when this lesson was last decayed); ``None`` skips decay."""
+    changed = False
+    if (
+        exp.tier == int(Tier.RAW)
+        and exp.seen_count <= 1
+        and exp.follows == 0
+        and now - exp.created_at > cfg["raw_ttl_days"] * DAY
+    ):
+        counts["expired"] += 1
+        counts["deleted"] += 1
+        return "delete"
+    if since is not None:
+        loss = _decay_loss(exp, now, since, cfg["decay_days"])
         if loss > 0:
             exp.confidence = max(0.0, exp.confidence - loss)
             counts["decayed"] += 1
             changed = True
-        if exp.confidence <= MIN_CONFIDENCE:
-            store.delete(exp.id)
-            counts["deleted"] += 1
-            continue
-        if not exp.superseded_by:
-            negatives = exp.ignores + exp.irrelevant
-            if exp.tier == int(Tier.RAW) and exp.seen_count >= 2:
-                changed |= _promote(exp)
-                counts["promoted"] += 1
-            elif exp.tier == int(Tier.QA) and exp.seen_count >= 2 * cfg["promote_after"] and negatives == 0:
-                changed |= _promote(exp)
-                counts["promoted"] += 1
-        elif exp.tier < int(Tier.QA):
-            exp.tier = int(Tier.QA)  # superseded lessons never block
-            counts["demoted"] += 1
-            changed = True
+    if exp.confidence <= MIN_CONFIDENCE:
+        counts["deleted"] += 1
+        return "delete"
+    if not exp.superseded_by:
+        negatives = exp.ignores + exp.irrelevant
+        if exp.tier == int(Tier.RAW) and exp.seen_count >= 2:
+            changed |= _promote(exp)
+            counts["promoted"] += 1
+        elif exp.tier == int(Tier.QA) and exp.seen_count >= 2 * cfg["promote_after"] and negatives == 0:
+            changed |= _promote(exp)
+            counts["promoted"] += 1
+    elif exp.tier < int(Tier.QA):
+        exp.tier = int(Tier.QA)  # superseded lessons never block
+        counts["demoted"] += 1
+        changed = True
+    return "update" if changed else None
+
+
+def _new_counts() -> dict[str, int]:
+    return {"promoted": 0, "demoted": 0, "decayed": 0, "expired": 0, "deleted": 0, "principles": 0}
+
+
+def _generalisable(exp: Experience) -> bool:
+    return exp.tier == int(Tier.RULE) and not exp.superseded_by and "review:held" not in exp.tags
+
+
+def _page_since(state: dict[str, Any], page: int) -> float:
+    """When sweep page ``page`` was last decayed (else the last full cycle)."""
+    visits = state.get("page_visits") or {}
+    last_full = float(state.get("last_full", state.get("last_run")) or 0.0)
+    return float(visits.get(str(page), last_full))
+
+
+def run_cycle(ctx: EngineContext, now: float | None = None) -> dict[str, int]:
+    """One evolution pass over the whole store, read page by page. Returns counts
+    of promoted, demoted, decayed, expired, deleted (includes expired) and principles."""
+    now = time.time() if now is None else now
+    cfg = ctx.config["learning"]
+    store = ctx.store
+    state = load_state()
+    counts = _new_counts()
+    rules: list[Experience] = []
+    doomed: list[str] = []
+    pages = store.iter_pages(page=SWEEP_PAGE) if hasattr(store, "iter_pages") else [store.all()]
+    for number, page in enumerate(pages):
+        since = _page_since(state, number)
+        changed: list[Experience] = []
+        for exp in page:
+            outcome = _evolve_one(exp, now, since, cfg, counts)
+            if outcome == "delete":
+                doomed.append(exp.id)  # after the read: deleting now would shift the pages
+                continue
+            if outcome == "update":
+                changed.append(exp)
+            if _generalisable(exp):
+                rules.append(exp)
         if changed:
-            store.update(exp)
-            fault_point("evolve.updated")  # crash tests kill here, after an exact number of writes
-        survivors.append(exp)
-    counts["principles"] = generalise(
-        ctx, [e for e in survivors if e.tier == int(Tier.RULE) and not e.superseded_by and "review:held" not in e.tags]
-    )
+            store.update_many(changed)
+            fault_point("evolve.updated")  # crash tests kill here, after an exact number of (batched) writes
+    _delete(store, doomed)
+    counts["principles"] = generalise(ctx, rules)
     from twiceshy.guidance.projects import promote_cross_project  # guidance: a lesson proven in N projects goes global
 
     counts["globalised"] = promote_cross_project(ctx)
     prune_session_files(now=now)
-    state["last_run"] = now
-    state["last_counts"] = counts
+    state.update(last_run=now, last_full=now, last_cross=now, last_counts=counts, page_visits={}, sweep=0)
+    position = store.journal_position() if hasattr(store, "journal_position") else None  # after our own writes
+    if position is not None:
+        state["journal"] = list(position)
     _save_state(state)
     return counts
 
 
-def after_session(ctx: EngineContext, event: CoreEvent) -> dict[str, int] | None:
-    """Run a cycle after a session ends (dispatch calls this after ingest).
+def _delete(store: Any, ids: list[str]) -> None:
+    if not ids:
+        return
+    if hasattr(store, "delete_many"):
+        store.delete_many(ids)
+    else:
+        for exp_id in ids:
+            store.delete(exp_id)
 
-    Skipped when the ``evolve`` builtin is disabled. A ``stop`` event (fired
-    every turn by some agents) runs it at most every 10 minutes. Fails open.
+
+def run_session_pass(ctx: EngineContext, now: float | None = None) -> dict[str, int]:
+    """The bounded pass a session end runs on a large store (see the module doc)."""
+    now = time.time() if now is None else now
+    cfg = ctx.config["learning"]
+    store = ctx.store
+    state = load_state()
+    counts = _new_counts()
+    # 1. lessons written since the last pass, by anyone: no decay (the sweep owns it)
+    got = store.changed_since(state.get("journal"))
+    touched_ids: list[str] = got[1][-TOUCHED_MAX:] if got else []
+    position = got[0] if got else store.journal_position()
+    seen: dict[str, Experience] = {}
+    changed: dict[str, Experience] = {}
+    doomed: list[str] = []
+    for exp in store.get_many(touched_ids):
+        seen[exp.id] = exp
+        outcome = _evolve_one(exp, now, None, cfg, counts)
+        if outcome == "delete":
+            doomed.append(exp.id)
+        elif outcome == "update":
+            changed[exp.id] = exp
+    # 2. one page of the rotating sweep: expiry and decay for lessons nobody touches
+    page_no = int(state.get("sweep") or 0)
+    page = next(iter(store.iter_pages(page=SWEEP_PAGE, offset=page_no * SWEEP_PAGE)), [])
+    if not page and page_no:  # past the end (the store shrank, or an exact multiple): wrap
+        page_no = 0
+        page = next(iter(store.iter_pages(page=SWEEP_PAGE)), [])
+    since = _page_since(state, page_no)
+    for exp in page:
+        exp = changed.get(exp.id) or seen.get(exp.id) or exp  # evolved above: decay that copy
+        outcome = _evolve_one(exp, now, since, cfg, counts)
+        if outcome == "delete":
+            doomed.append(exp.id)
+            changed.pop(exp.id, None)
+        elif outcome == "update":
+            changed[exp.id] = exp
+    visits = dict(state.get("page_visits") or {})
+    visits[str(page_no)] = now
+    state["page_visits"] = visits
+    state["sweep"] = page_no + 1 if len(page) == SWEEP_PAGE else 0
+    if changed:
+        gone = set(doomed)
+        store.update_many([e for i, e in changed.items() if i not in gone])
+        fault_point("evolve.updated")
+    _delete(store, doomed)
+    # 3. principles: only around the rules this pass touched
+    counts["principles"] = generalise(ctx, _rules_near(store, [e for e in seen.values() if _generalisable(e)]))
+    if now - float(state.get("last_cross") or 0.0) >= CROSS_PROJECT_INTERVAL_S:
+        from twiceshy.guidance.projects import promote_cross_project
+
+        counts["globalised"] = promote_cross_project(ctx)
+        state["last_cross"] = now
+    prune_session_files(now=now)
+    # our own writes above are in the journal too: start after them
+    position = store.journal_position() or position
+    if position is not None:
+        state["journal"] = list(position)
+    state.update(last_run=now, last_counts=counts)
+    _save_state(state)
+    return counts
+
+
+def _rules_near(store: Any, seeds: list[Experience]) -> list[Experience]:
+    """The seed rules and the rules most similar to them (the clusters a new
+    principle could form around), bounded by :data:`NEIGHBOURS` per seed."""
+    found: dict[str, Experience] = {e.id: e for e in seeds}
+    for seed in seeds[:64]:
+        for exp, _score in store.search(seed.trigger, k=NEIGHBOURS, project=seed.project, include_superseded=False):
+            if _generalisable(exp):
+                found.setdefault(exp.id, exp)
+    return list(found.values())
+
+
+def after_session(ctx: EngineContext, event: CoreEvent) -> dict[str, int] | None:
+    """Run a cycle after a session ends (the ``evolve`` builtin's ``session_learned``).
+
+    A ``stop`` event (fired every turn by some agents) runs it at most every
+    10 minutes. Fails open.
     """
-    if ctx.pm.get_plugin("evolve") is None:
-        return None
     try:
         if event.kind == "stop":
             last = float(load_state().get("last_run") or 0.0)
             if time.time() - last < STOP_CYCLE_INTERVAL_S:
                 return None
+        if hasattr(ctx.store, "changed_since") and ctx.store.count() > SWEEP_PAGE:
+            return run_session_pass(ctx)
         return run_cycle(ctx)
     except Exception as exc:
         record_error("evolve.after_session", exc, session_id=event.session_id)
@@ -238,9 +364,25 @@ def after_session(ctx: EngineContext, event: CoreEvent) -> dict[str, int] | None
 # --------------------------------------------------------------------------
 
 
+def _similar_pairs(vectors: list[list[float]], threshold: float) -> list[tuple[int, int]]:
+    """(i, j), i < j, of unit vectors with cosine >= threshold: one matrix product, a block at a time."""
+    import numpy as np
+
+    if len(vectors) < 2:
+        return []
+    mat = np.asarray(vectors, dtype=np.float32)
+    pairs: list[tuple[int, int]] = []
+    for start in range(0, len(mat), 1024):
+        sims = mat[start : start + 1024] @ mat.T
+        rows, cols = np.nonzero(sims >= threshold)
+        pairs.extend((start + int(r), int(c)) for r, c in zip(rows, cols) if start + r < c)
+    return pairs
+
+
 def _clusters(vectors: list[list[float]], threshold: float) -> list[list[int]]:
     """Single-link clusters of unit vectors (cosine >= threshold), via union-find."""
     parent = list(range(len(vectors)))
+    pairs = _similar_pairs(vectors, threshold)
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -248,10 +390,8 @@ def _clusters(vectors: list[list[float]], threshold: float) -> list[list[int]]:
             i = parent[i]
         return i
 
-    for i in range(len(vectors)):
-        for j in range(i + 1, len(vectors)):
-            if sum(a * b for a, b in zip(vectors[i], vectors[j])) >= threshold:
-                parent[find(i)] = find(j)
+    for i, j in pairs:
+        parent[find(i)] = find(j)
     groups: dict[int, list[int]] = {}
     for i in range(len(vectors)):
         groups.setdefault(find(i), []).append(i)

@@ -346,6 +346,39 @@ class ExperienceStore:
                 self._index.remove([exp_id])
             self._bump_generation(op="d", ids=[exp_id])
 
+    def delete_many(self, ids: Iterable[str]) -> None:
+        """Delete several lessons and their edges, a page per Chroma call."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return
+        with self._lock:
+            for start in range(0, len(ids), PAGE):
+                chunk = ids[start : start + PAGE]
+                self._col.delete(ids=chunk)
+                self._edges.delete(where={"src": {"$in": chunk}})
+                self._edges.delete(where={"dst": {"$in": chunk}})
+            self._drop_pending(ids)
+            if self._index is not None:
+                self._index.remove(ids)
+            self._bump_generation(op="d", ids=ids)
+
+    # -- what changed (evolution's session pass) -------------------------------
+
+    def journal_position(self) -> tuple[str, int] | None:
+        """Where the change journal stands now; ``None`` without one (server mode)."""
+        return self._journal.position() if self._journal is not None else None
+
+    def changed_since(self, position: tuple[str, int] | list[Any] | None) -> tuple[tuple[str, int], list[str]] | None:
+        """(new position, ids written by any process since ``position``), oldest
+        first; ``None`` when that is unknown (no journal, rotated since)."""
+        if self._journal is None or not position:
+            return None
+        got = self._journal.read_since(str(position[0]), int(position[1]))
+        if got is None:
+            return None
+        epoch, offset, lines = got
+        return (epoch, offset), list(dict.fromkeys(i for _w, _op, i in lines))
+
     # -- reading -----------------------------------------------------------
 
     def get(self, exp_id: str) -> Experience | None:
@@ -364,10 +397,11 @@ class ExperienceStore:
                 found[i] = self._overlay(Experience.from_metadata(i, d, m))
         return [found[i] for i in ids if i in found]
 
-    def iter_pages(self, where: dict[str, Any] | None = None, page: int = PAGE) -> Iterator[list[Experience]]:
-        """Every lesson (matching ``where``), ``page`` at a time: memory and each
-        Chroma call stay bounded whatever the store's size."""
-        offset = 0
+    def iter_pages(
+        self, where: dict[str, Any] | None = None, page: int = PAGE, offset: int = 0
+    ) -> Iterator[list[Experience]]:
+        """Every lesson (matching ``where``, from the ``offset``-th on), ``page`` at
+        a time: memory and each Chroma call stay bounded whatever the store's size."""
         while True:
             got = self._col.get(where=where, include=["documents", "metadatas"], limit=page, offset=offset)
             if not got["ids"]:
