@@ -25,7 +25,10 @@ version never matches)::
      "sub": ["push"],             # optional: leading words after that program (prefix match)
      "present": ["--force|-f"],   # every item must be carried by the call ("a|b": either)
      "absent": ["--force-with-lease"],  # no item may be carried by the call
-     "fix": "git push --force-with-lease origin main"}   # for the reason only
+     "fix": "git push --force-with-lease origin main",   # for the reason only
+     "looks": false}               # true: may match read-only calls (git status, kubectl get)
+
+    {"v": 1, "kind": "any", "of": [signature, ...]}   # one of several (a retry loop's variants)
 
     {"v": 1, "kind": "edit",
      "glob": "*.py|*.pyi",        # file name (no "/") or path suffix glob, "*" only; "|": either
@@ -38,7 +41,8 @@ Command tokens a signature can name (see :func:`parse`): flags (``--force``,
 ``-n ingest`` tentatively yields ``-n=ingest``), operands (``data``: paths
 lose ``./``, a trailing ``/`` and ``/*``; packages lose ``@1.2``/``==1.2``),
 ``env:NAME`` for an environment prefix, ``via:uv`` for a runner the program
-went through, ``exe:.venv/bin/pip`` for the program as written. An item with
+went through, ``exe:.venv/bin/pip`` for the program as written, ``run:pnpm dlx`` for a
+runner verb, ``pre:nvm`` for a command earlier on the same line. An item with
 ``*`` is a glob over the tokens; ``re:`` a regex; a literal also matches a
 sub-path of a URL (``s3://bucket`` ~ ``s3://bucket/key``) and a hyphenated
 family member (``moment`` ~ ``moment-timezone``).
@@ -109,6 +113,28 @@ _GROUPS = {
 _GROUP_PROGRAMS = {"docker", "podman", "aws", "gcloud", "az", "gh", "git", "uv", "kubectl", "go", "cargo", "npm"}
 _HELP_FLAGS = {"--help", "-help", "-h", "--version", "-version", "--usage", "-?"}
 _HELP_WORDS = {"help", "version", "--version"}
+
+# Shell steps that set up rather than do: never the "mistake" of a compound line.
+SETUP_PROGRAMS = {
+    "cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true", "false", "echo", "printf", "sleep",
+    "nvm", "ls", "pwd", "cat", "head", "tail", "tee", "grep", "wc", "sort", "uniq", "less", "more", "clear",
+}  # fmt: skip
+# Read-only / diagnostic programs: between a failure and its fix they are not the fix.
+DIAGNOSTIC_PROGRAMS = SETUP_PROGRAMS | {
+    "find", "tree", "which", "type", "whereis", "file", "stat", "du", "df", "env", "printenv", "id", "whoami",
+    "uname", "hostname", "date", "ps", "top", "rg", "ag", "fd", "jq", "yq", "diff", "realpath", "dirname",
+    "basename", "readlink", "awk", "man", "history", "nproc", "free", "lsof", "netstat", "ss", "ping", "dig",
+    "nslookup", "column", "xxd", "od", "strings", "sha256sum", "md5sum", "test", "[",
+}  # fmt: skip
+# Subcommands that only look: "git status", "docker ps", "kubectl get", "npm view".
+DIAGNOSTIC_SUBS = {
+    "status", "log", "diff", "show", "ls", "ps", "list", "get", "describe", "view", "info", "version",
+    "inspect", "images", "logs", "top", "whoami", "why", "outdated", "explain", "search", "history",
+    "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
+    "events", "get-contexts", "current-context", "list-profiles",
+}  # fmt: skip
+# AWS-style read verbs: "aws sts get-caller-identity", "aws ecr describe-repositories".
+_DIAGNOSTIC_PREFIXES = ("list-", "describe-", "get-caller", "show-")
 
 
 def _is_assign(word: str) -> bool:
@@ -572,8 +598,29 @@ def parse(argv: list[str], env: list[str] | None = None) -> Call:
 
 
 def parse_command(command: str) -> list[Call]:
-    """Every simple command of a shell line, parsed."""
-    return [Call(argv, env) for env, argv in split_with_env(command)]
+    """Every simple command of a shell line, parsed. Each carries ``pre:<prog>``
+    tokens for the commands before it on the line (``source x && nvm use &&
+    npm ci``: the npm call has ``pre:nvm``)."""
+    calls = [Call(argv, env) for env, argv in split_with_env(command)]
+    before: list[str] = []
+    for call in calls:
+        call.tokens.update(before)
+        if call.levels and call.outer not in ("cd", "pushd", "echo", "printf", "true", "set", ":"):
+            before.append("pre:" + call.outer)
+    return calls
+
+
+def is_look(call: Call) -> bool:
+    """A call that only looks: ``--help``, ls/cat/grep…, or a read-only
+    subcommand (``git status``, ``npm view``, ``kubectl get``, ``aws … list-*``)."""
+    if call.help or not call.levels:
+        return True
+    if call.outer in DIAGNOSTIC_PROGRAMS:
+        return True
+    subs = call.sub(call.program, depth=2) or call.sub(call.outer, depth=2)
+    if any(w in DIAGNOSTIC_SUBS or w.startswith(_DIAGNOSTIC_PREFIXES) for w in subs):
+        return True
+    return call.program == "git" and not subs
 
 
 def is_help(argv: list[str]) -> bool:
@@ -660,6 +707,8 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
     """Match a command signature against one parsed command."""
     if call.help or not call.levels:
         return False, "help/version call"
+    if not signature.get("looks") and is_look(call):
+        return False, "a read-only call"  # a lesson about doing something never fires on looking
     program = str(signature.get("program") or "").lower()
     if not program:
         return False, "no program"
@@ -819,8 +868,15 @@ def check(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]
             if not command:
                 return False, "not a shell call"
             reason = "no command"
-            for env, argv in split_with_env(command):
-                ok, reason = check_call(signature, Call(argv, env))
+            for call in parse_command(command):
+                ok, reason = check_call(signature, call)
+                if ok:
+                    return True, reason
+            return False, reason
+        if kind == "any":
+            reason = "no alternative"
+            for sub in signature.get("of") or []:
+                ok, reason = check(sub, tool_name, tool_input)
                 if ok:
                     return True, reason
             return False, reason

@@ -583,8 +583,10 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
             if _is_edit(nxt) and rejection_reason(nxt) is None:
                 break
             c = _shell_cmd(nxt)
-            if not c or nxt.blocked_by_us or rejection_reason(nxt) is not None or _is_look(nxt):
+            if not c or nxt.blocked_by_us or rejection_reason(nxt) is not None:
                 continue
+            if _is_look(nxt) and not (sg.same_action(cmd, c) or nxt.failed and related(cmd, c)):
+                continue  # a listing, read or status query: not the fix
             looked += 1
             if looked > LOOKAHEAD:
                 break

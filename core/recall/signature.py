@@ -29,35 +29,17 @@ import re
 from typing import Any
 
 from twiceshy.hooks.match import (
+    DIAGNOSTIC_PROGRAMS,
+    SETUP_PROGRAMS,
     SIG_VERSION,
     Call,
     check,
     edit_parts,
+    is_look,
     norm_value,
     parse_command,
 )
 
-# Shell steps that set up rather than do: never the "mistake" of a compound line.
-SETUP_PROGRAMS = {
-    "cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true", "false", "echo", "printf", "sleep",
-    "nvm", "ls", "pwd", "cat", "head", "tail", "tee", "grep", "wc", "sort", "uniq", "less", "more", "clear",
-}  # fmt: skip
-# Read-only / diagnostic programs: between a failure and its fix they are not the fix.
-DIAGNOSTIC_PROGRAMS = SETUP_PROGRAMS | {
-    "find", "tree", "which", "type", "whereis", "file", "stat", "du", "df", "env", "printenv", "id", "whoami",
-    "uname", "hostname", "date", "ps", "top", "rg", "ag", "fd", "jq", "yq", "diff", "realpath", "dirname",
-    "basename", "readlink", "awk", "man", "history", "nproc", "free", "lsof", "netstat", "ss", "ping", "dig",
-    "nslookup", "column", "xxd", "od", "strings", "sha256sum", "md5sum", "test", "[",
-}  # fmt: skip
-# Subcommands that only look: "git status", "docker ps", "kubectl get", "npm view".
-DIAGNOSTIC_SUBS = {
-    "status", "log", "diff", "show", "ls", "ps", "list", "get", "describe", "view", "info", "version",
-    "inspect", "images", "logs", "top", "whoami", "why", "outdated", "explain", "search", "history",
-    "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
-    "events", "get-contexts", "current-context", "list-profiles",
-}  # fmt: skip
-# AWS-style read verbs: "aws sts get-caller-identity", "aws ecr describe-repositories".
-_DIAGNOSTIC_PREFIXES = ("list-", "describe-", "get-caller", "show-")
 # Long flag <-> short flag, per program family ("git push -f" is "--force").
 FLAG_ALIASES: dict[str, dict[str, str]] = {
     "*": {"--verbose": "-v", "--quiet": "-q"},
@@ -77,6 +59,12 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
     "terraform": {},
     "psql": {"--host": "-h", "--username": "-U", "--dbname": "-d", "--command": "-c"},
 }
+# Flags that tune output, verbosity or build mode: never what made a call wrong.
+INCIDENTAL_FLAGS = {
+    "-q", "-v", "-vv", "-vvv", "--quiet", "--verbose", "--release", "--debug", "-y", "--yes", "--color",
+    "--no-color", "--progress", "--json", "-o", "--output", "--tail", "--since", "-w", "--watch", "-s",
+    "--silent", "--no-pager", "-x", "--tb", "-p", "-n", "--namespace", "--context",
+}  # fmt: skip
 # Programs a "command not found" turns into the whole mistake (the program itself).
 _NOT_FOUND_RE = re.compile(
     r"(?i)(command not found|not recognized as|no such file or directory|is not installed|not found in path)"
@@ -143,20 +131,7 @@ def is_diagnostic(command: str) -> bool:
     """A call that only looks (ls, cat, git status, --help, grep …): between a
     failure and its fix it is not the fix."""
     calls = parse_command(command or "")
-    if not calls:
-        return False
-    for call in calls:
-        if call.help:
-            continue
-        if call.outer in DIAGNOSTIC_PROGRAMS:
-            continue
-        subs = call.sub(call.program, depth=2) or call.sub(call.outer, depth=2)
-        if any(w in DIAGNOSTIC_SUBS or w.startswith(_DIAGNOSTIC_PREFIXES) for w in subs):
-            continue
-        if call.program == "git" and not subs:
-            continue
-        return False
-    return True
+    return bool(calls) and all(is_look(c) for c in calls)
 
 
 def _sub_words(call: Call, program: str, limit: int = 2) -> list[str]:
@@ -226,6 +201,8 @@ def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[
     if sig is None:
         return None
     sig = {"v": SIG_VERSION, "kind": "command", **sig}
+    if is_look(m):
+        sig["looks"] = True  # the mistake was itself a read-only call (kubectl logs …)
     if fix:
         sig["fix"] = " ".join(fix.split())[:200]
     # Checked against its own evidence: it must catch the mistake, never the fix.
@@ -303,15 +280,15 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
         return {"program": prog, "sub": msub}
     # Runner / environment / executable changes.
     for tok in sorted(removed):
-        if tok.startswith(("via:", "env:", "run:")) and "=" not in tok:
+        if tok.startswith(("via:", "env:", "run:", "pre:")) and "=" not in tok:
             present.append(tok)
     exe_changed = m.argv and f.argv and m.outer == f.outer and m.argv[0] != f.argv[0]
     if exe_changed and m.levels[0][0] == prog:
         present.append("exe:" + m.argv[0])
         absent.append("exe:" + f.argv[0])
-    env_or_runner_fix = any(t.startswith(("via:", "env:", "run:")) and "=" not in t for t in added)
+    env_or_runner_fix = any(t.startswith(("via:", "env:", "run:", "pre:")) and "=" not in t for t in added)
     for tok in sorted(added):
-        if tok.startswith(("via:", "env:", "run:")) and "=" not in tok:
+        if tok.startswith(("via:", "env:", "run:", "pre:")) and "=" not in tok:
             absent.append(tok)
     if exe_changed and m.levels[0][0] == prog:
         env_or_runner_fix = True
@@ -351,10 +328,11 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
         # Only the fix added something: the mistake is its absence.
         if not env_or_runner_fix:  # the runner/environment is the fix; its flags are incidental
             absent += [t for t in _collapse(added_flags) if t != "--"]
-        # Long flags that carried a value in both are the context of the mistake
-        # ("deploy.sh --env staging" without "--region").
-        for flag in m_flags:
-            if flag in f_flags and (flag.startswith("--") or _is_long(flag)) and m.values.get(flag):
+        # Flags both had are the context of the mistake ("deploy.sh --env
+        # staging" without "--region"; "git rebase -i" without GIT_EDITOR),
+        # except flags that only tune output or build mode.
+        for flag in _collapse(m_flags):
+            if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--":
                 present.append(flag_item(flag, prog))
     if not present and not absent:
         # Only values changed: the mistake's distinctive value, literally.
@@ -376,7 +354,8 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
         for p in present
     )
     sub = _sub_words(m, prog)
-    if sub and not strong:
+    toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call
+    if sub and not strong and not toolchain:
         out["sub"] = sub
     if present:
         out["present"] = present
@@ -393,29 +372,24 @@ def _canon(flag: str, program: str) -> str:
 
 
 def derive_from_retries(failures: list[str], fix: str, why: str = "") -> dict[str, Any] | None:
-    """One signature for a retry loop: what every failing variant shared and
-    the working call did not. Falls back to the last failure against the fix."""
-    sigs = [derive_command(v, fix, why) for v in failures]
-    sigs = [s for s in sigs if s]
+    """One signature for a retry loop: the contrast of each failing variant
+    with the call that worked, as one "any of" signature (duplicates merged).
+    It catches every variant and never the working call."""
+    sigs: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for variant in failures:
+        sig = derive_command(variant, fix, why)
+        if not sig:
+            continue
+        key = repr(sorted((k, repr(v)) for k, v in sig.items() if k != "fix"))
+        if key not in seen:
+            seen.add(key)
+            sigs.append(sig)
     if not sigs:
         return None
-    # Prefer a signature that catches every failing variant.
-    for sig in sorted(sigs, key=lambda s: len(s.get("present", [])) + len(s.get("absent", []))):
-        if all(check(sig, "Bash", {"command": v})[0] for v in failures):
-            return sig
-    # Else loosen the most specific one to what all variants share.
-    base = sigs[-1]
-    loose = {k: v for k, v in base.items() if k not in ("present",)}
-    shared = [
-        p
-        for p in base.get("present", [])
-        if all(check({**loose, "present": [p]}, "Bash", {"command": v})[0] for v in failures)
-    ]
-    if shared:
-        loose["present"] = shared
-    if check(loose, "Bash", {"command": fix})[0]:
-        return base
-    return loose if all(check(loose, "Bash", {"command": v})[0] for v in failures) else base
+    if len(sigs) == 1:
+        return sigs[0]
+    return {"v": SIG_VERSION, "kind": "any", "of": sigs, "fix": " ".join(fix.split())[:200]}
 
 
 # ---------------------------------------------------------------------------
@@ -811,3 +785,11 @@ __all__ = [
     "signature_of",
     "structured",
 ]
+
+
+def same_action(a: str, b: str) -> bool:
+    """Two calls of the same program and subcommand (``kubectl logs x`` / ``kubectl logs x -c y``)."""
+    ca, cb = pick_call(a), pick_call(b)
+    if ca is None or cb is None or not ca.levels or not cb.levels or ca.program != cb.program:
+        return False
+    return ca.sub(ca.program)[:1] == cb.sub(cb.program)[:1]
