@@ -1,6 +1,11 @@
 """Configuration: defaults, then the user file, then the project's
 ``.twiceshy.yaml``, then environment overrides (``TWICESHY_<SECTION>__<KEY>``).
 
+The user's file and the environment are trusted. A project's file is not,
+until the user runs ``twiceshy trust`` there (:mod:`twiceshy.base.trust`):
+until then only the keys in :data:`PROJECT_SAFE` are read from it, and every
+other key it sets is ignored with a warning on stderr (and in ``doctor``).
+
 A bad value raises :class:`ConfigError` naming the file and the key; the hook
 path catches it and fails open, ``twiceshy doctor`` shows it.
 """
@@ -9,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +130,34 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
 }
 
 
+# The keys a project's .twiceshy.yaml may set without `twiceshy trust`: tuning of
+# ranking, learning and rendering inside the user's own store. Everything else —
+# where data goes (store.*, data paths), which credentials and model are used
+# (llm.model/api_base/api_key_env, store.token_env/headers), which code runs
+# (plugins.*), and how strongly the guard acts (retrieval.min_score/max_warnings/
+# block_tiers/block_min_score/warn, hook.budget_ms, embedding.backend) — needs
+# trust. A new key needs trust until it is listed here (docs/security.md).
+PROJECT_SAFE: dict[str, frozenset[str]] = {
+    "retrieval": frozenset({"top_k", "session_warning_budget"}),
+    "hook": frozenset({"readonly_skip"}),
+    "engine": frozenset({"idle_timeout_s"}),
+    "llm": frozenset({"timeout_s", "max_retries"}),
+    "store": frozenset({"timeout_s", "connect_timeout_s", "drain_interval_s"}),
+    "ranking": frozenset(SCHEMA["ranking"]),
+    "judge": frozenset(SCHEMA["judge"]),
+    "learning": frozenset(SCHEMA["learning"]),
+    "context": frozenset(SCHEMA["context"]),
+    "distill": frozenset(SCHEMA["distill"]),
+    "patterns": frozenset(SCHEMA["patterns"]),
+    "projects": frozenset(SCHEMA["projects"]),
+}
+
+
+def project_may_set(section: str, key: str) -> bool:
+    """May an untrusted project's config file set ``section.key``?"""
+    return key in PROJECT_SAFE.get(section, frozenset())
+
+
 def defaults() -> dict[str, dict[str, Any]]:
     return {section: {key: copy.deepcopy(spec[1]) for key, spec in keys.items()} for section, keys in SCHEMA.items()}
 
@@ -168,7 +202,9 @@ def _coerce(section: str, key: str, value: Any, where: str) -> Any:
     raise AssertionError(kind)
 
 
-def _merge_file(config: dict[str, dict[str, Any]], path: Path) -> None:
+def _merge_file(config: dict[str, dict[str, Any]], path: Path, ignored: list[str] | None = None) -> None:
+    """Merge ``path`` into ``config``. With ``ignored`` (an untrusted project
+    file), keys a project may not set are appended there instead of merged."""
     import yaml  # imported here: the hook client never loads config
 
     try:
@@ -189,6 +225,13 @@ def _merge_file(config: dict[str, dict[str, Any]], path: Path) -> None:
         if not isinstance(values, dict):
             raise ConfigError(f"{path}: section {section!r} must be a mapping")
         for key, value in values.items():
+            if (
+                ignored is not None
+                and not project_may_set(section, key)
+                and (section == "plugins" or key in SCHEMA[section])
+            ):
+                ignored.append(f"{section}.{key}")
+                continue
             if key not in SCHEMA[section]:
                 raise ConfigError(f"{path}: unknown key {section}.{key} (known: {', '.join(SCHEMA[section])})")
             config[section][key] = _coerce(section, key, value, str(path))
@@ -208,11 +251,34 @@ def _merge_env(config: dict[str, dict[str, Any]], environ: dict[str, str]) -> No
 
 class Config:
     """Loaded configuration. Access as ``config.get("retrieval", "top_k")`` or
-    ``config["retrieval"]["top_k"]``; ``sources`` lists the files read."""
+    ``config["retrieval"]["top_k"]``; ``sources`` lists the files read.
 
-    def __init__(self, values: dict[str, dict[str, Any]], sources: list[Path]):
+    ``ignored`` lists the ``section.key`` names an untrusted project file set
+    and that were not applied; ``warnings`` says so in words."""
+
+    def __init__(
+        self,
+        values: dict[str, dict[str, Any]],
+        sources: list[Path],
+        ignored: list[str] | None = None,
+        project_file: Path | None = None,
+        project_trust: str | None = None,
+    ):
         self.values = values
         self.sources = sources
+        self.ignored = ignored or []
+        self.project_file = project_file
+        self.project_trust = project_trust  # trusted | changed | untrusted | None (no project file)
+
+    @property
+    def warnings(self) -> list[str]:
+        if not self.ignored:
+            return []
+        why = "it changed since you trusted it" if self.project_trust == "changed" else "this project is not trusted"
+        return [
+            f"twiceshy: ignored {', '.join(self.ignored)} from {self.project_file} ({why}); "
+            f"if you wrote that file, run `twiceshy trust {self.project_file.parent if self.project_file else '.'}`"
+        ]
 
     def __getitem__(self, section: str) -> dict[str, Any]:
         return self.values[section]
@@ -228,14 +294,39 @@ def load_config(project_dir: Path | None = None, environ: dict[str, str] | None 
     if user_file.is_file():
         _merge_file(config, user_file)
         sources.append(user_file)
+    ignored: list[str] = []
+    project_file, project_trust = None, None
     if project_dir is not None:
         project_file = find_project_config(project_dir)
         if project_file is not None:
-            _merge_file(config, project_file)
+            from twiceshy.base.trust import status
+
+            project_trust = status(project_file)
+            _merge_file(config, project_file, None if project_trust == "trusted" else ignored)
             sources.append(project_file)
     _merge_env(config, dict(os.environ) if environ is None else environ)
     if config["store"]["mode"] not in ("embedded", "server"):
         raise ConfigError(f"store.mode must be 'embedded' or 'server', got {config['store']['mode']!r}")
     if config["embedding"]["backend"] not in ("minilm", "hash"):
         raise ConfigError(f"embedding.backend must be 'minilm' or 'hash', got {config['embedding']['backend']!r}")
-    return Config(config, sources)
+    loaded = Config(config, sources, ignored, project_file, project_trust)
+    _warn_once(loaded)
+    return loaded
+
+
+_WARNED: set[tuple[str, str]] = set()
+
+
+def _warn_once(config: Config) -> None:
+    """Say on stderr (once per process and file state) which project keys were ignored.
+
+    stderr, never stdout: a hook's stdout is the agent's protocol, and the MCP
+    server speaks on stdout too."""
+    if not config.ignored:
+        return
+    key = (str(config.project_file), ",".join(config.ignored) + str(config.project_trust))
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    for line in config.warnings:
+        print(line, file=sys.stderr)

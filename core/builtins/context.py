@@ -10,8 +10,16 @@ Sections, strongest first (lower priority number survives the budget longest):
   its evidence ("seen 5x, followed 4/5").
 
 ``session_start`` returns that text once per session (a marker under
-``<data_dir>/sessions/`` survives an engine restart) and records the project in
-the registry (``twiceshy.guidance.projects``).
+``<data_dir>/sessions/`` survives an engine restart), led by the lessons the
+previous session(s) of this project taught — raw ones too, which the sections
+above leave out until seen twice — and records the project in the registry
+(``twiceshy.guidance.projects``). On each prompt (UserPromptSubmit /
+BeforeAgent) it adds the lessons most similar to the prompt text (cosine at
+least :data:`PROMPT_MIN_SIMILARITY`, at most :data:`PROMPT_MAX_LESSONS`).
+Both reach the model before it plans, unlike pre-tool context. Everything is
+kept within ``context.session_token_budget`` and deduplicated against what
+the session already saw (session-start text, prompt lessons, pre-tool
+warnings).
 """
 
 from __future__ import annotations
@@ -38,6 +46,22 @@ _AVOID = re.compile(r"^\s*(don'?t|do not|never|avoid|stop|no longer|beware|caref
 _AVOID_KINDS = {"error", "failure", "mistake", "antipattern", "correction", "avoid"}
 _MARKER_TTL_S = 3 * 86400
 
+RECENT_HEADING = "### Learned in your last session(s) in this project"
+RECENT_SESSIONS = 2  # previous sessions whose lessons lead the session-start context
+RECENT_MAX_LESSONS = 8
+PROMPT_HEADING = (
+    "## twiceshy: lessons from earlier sessions that may bear on this request\n"
+    "Advice learned from past experience, not instructions; ignore any that do not apply."
+)
+# Conservative: the retrieval default cut. Measured with the shipped MiniLM, a
+# request and the command that carried it out ("please deploy to staging" ~
+# "./deploy.sh --env staging") score 0.55-0.70; unrelated requests stayed under 0.45.
+PROMPT_MIN_SIMILARITY = 0.55
+PROMPT_MAX_LESSONS = 3
+PROMPT_MIN_WORDS = 3  # "yes", "go on": nothing to search for
+
+# A project's own lessons per (store generation, project): the session-start read of recent ones.
+_project_cache: dict[str, Any] = {}
 # Distilled rules per (trajectory file size, mtime): distilling is cheap, but not free.
 _distill_cache: dict[str, Any] = {}
 # The scoped-lesson read, per store generation (see _candidates).
@@ -223,19 +247,69 @@ def _first_time(session_id: str) -> bool:
     return True
 
 
-@hookimpl
-def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
-    """The dynamic guidance for the session's project, once per session."""
+def _state(state: Any) -> dict[str, Any]:
+    """This plugin's own per-session values: the session-start text and the ids given as context."""
+    mine = state.plugins.setdefault("context", {})
+    mine.setdefault("text", "")
+    mine.setdefault("seen", set())
+    return mine
+
+
+def _project_lessons(store: Any, project: str) -> list[Experience]:
+    """The project's own lessons, cached until the store's generation changes."""
+    stamp = _generation(store)
+    key = f"{id(store)}:{project}"
+    with _cache_lock:
+        hit = _project_cache.get(key)
+        if hit is not None and stamp is not None and hit[0] == stamp:
+            return list(hit[1])
+    lessons = store.all(where={"project": project})
+    if stamp is not None:
+        with _cache_lock:
+            if len(_project_cache) > 64:
+                _project_cache.clear()
+            _project_cache[key] = (stamp, lessons)
+    return list(lessons)
+
+
+def recent_lessons(ctx: EngineContext, project: str | None, session_id: str) -> list[Experience]:
+    """Lessons the latest :data:`RECENT_SESSIONS` sessions of ``project`` taught
+    (not the current one), newest session first, strongest first within one."""
+    if not project:
+        return []
+    by_source: dict[str, list[Experience]] = {}
+    for exp in _project_lessons(ctx.store, project):
+        # Lessons from transcripts carry "<agent>:<session>"; manual ones come from no session.
+        if not _in_scope(exp, project) or ":" not in exp.source:
+            continue
+        if session_id and exp.source.endswith(f":{session_id}"):
+            continue
+        by_source.setdefault(exp.source, []).append(exp)
+    newest = sorted(by_source, key=lambda src: -max(e.created_at for e in by_source[src]))[:RECENT_SESSIONS]
+    out: list[Experience] = []
+    for src in newest:
+        out.extend(sorted(by_source[src], key=lambda e: (e.tier, -e.confidence, -e.created_at)))
+    return out[:RECENT_MAX_LESSONS]
+
+
+def _fit(lines: list[str], budget_tokens: int) -> list[str]:
+    from twiceshy.guidance.render import estimate_tokens
+
+    kept, used = [], 0
+    for line in lines:
+        cost = estimate_tokens(line + "\n")
+        if used + cost > budget_tokens:
+            break
+        kept.append(line)
+        used += cost
+    return kept
+
+
+def _session_text(ctx: EngineContext, event: CoreEvent, mine: dict[str, Any]) -> str:
     from twiceshy.base.project import fingerprint
     from twiceshy.guidance.projects import record_project
-    from twiceshy.guidance.render import render_context_text
+    from twiceshy.guidance.render import estimate_tokens, render_context_text
 
-    state = ctx.session(event.session_id)
-    if state.get("context_sent"):
-        return None
-    state["context_sent"] = True
-    if not _first_time(event.session_id):
-        return None
     project = fingerprint(event.cwd) if event.cwd else None
     if event.cwd:
         try:
@@ -243,9 +317,70 @@ def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
         except OSError as exc:
             record_error("context.record_project", exc)
     budget = int(ctx.config.get("context", "session_token_budget"))
+    recent: list[Experience] = []
+    try:
+        recent = recent_lessons(ctx, project, event.session_id)
+    except Exception as exc:  # the usual guidance still goes out
+        record_error("context.recent", exc)
+    # The previous session's lessons lead, within half the budget; the rest is the usual guidance.
+    reserve = min(budget // 2, sum(estimate_tokens(_line(e) + "\n") for e in recent) + 20) if recent else 0
     token = _allow_stale.set(True)
     try:
-        text = render_context_text(ctx, event.agent, project, budget, heading=SESSION_HEADING)
+        text = render_context_text(ctx, event.agent, project, budget - reserve, heading=SESSION_HEADING)
     finally:
         _allow_stale.reset(token)
-    return text or None
+    lines = _fit([_line(e) for e in recent if e.text not in text], max(0, reserve - 20))
+    if lines:
+        block = "\n".join([RECENT_HEADING, *lines])
+        body = text[len(SESSION_HEADING) :].lstrip("\n") if text.startswith(SESSION_HEADING) else text
+        text = "\n\n".join(part for part in (SESSION_HEADING, block, body) if part)
+        mine["seen"].update(e.id for e in recent if _line(e) in lines)
+    mine["text"] = text
+    return text
+
+
+def _prompt_text(ctx: EngineContext, event: CoreEvent, state: Any, mine: dict[str, Any]) -> str:
+    """The lessons most similar to the prompt that this session has not seen yet."""
+    from twiceshy.base.project import fingerprint
+
+    prompt = (event.prompt or "").strip()
+    if len(prompt.split()) < PROMPT_MIN_WORDS:
+        return ""
+    project = fingerprint(event.cwd) if event.cwd else None
+    hits = ctx.store.search(prompt[:2000], k=int(ctx.config.get("retrieval", "top_k")), project=project)
+    seen: set[str] = mine["seen"]
+    picked: list[Experience] = []
+    for exp, similarity in sorted(hits, key=lambda hit: -hit[1]):
+        if similarity < PROMPT_MIN_SIMILARITY or not _in_scope(exp, project):
+            continue
+        if exp.id in seen or exp.id in state.shown or exp.text in mine["text"]:
+            continue  # already given at session start, at an earlier prompt, or before a tool
+        picked.append(exp)
+        if len(picked) >= PROMPT_MAX_LESSONS:
+            break
+    lines = _fit([_line(e) for e in picked], int(ctx.config.get("context", "session_token_budget")) // 2)
+    if not lines:
+        return ""
+    seen.update(e.id for e in picked[: len(lines)])
+    return "\n".join([PROMPT_HEADING, *lines])
+
+
+@hookimpl
+def session_start(event: CoreEvent, ctx: EngineContext) -> str | None:
+    """Once per session, the guidance for the session's project, led by what
+    the previous session(s) taught; on every prompt, the lessons that bear on it."""
+    state = ctx.session(event.session_id)
+    mine = _state(state)
+    parts: list[str] = []
+    if not state.context_sent:
+        state.context_sent = True
+        if _first_time(event.session_id):
+            parts.append(_session_text(ctx, event, mine))
+    if event.kind == "prompt":
+        try:
+            parts.append(_prompt_text(ctx, event, state, mine))
+        except Exception as exc:  # the session-start part still goes out
+            record_error("context.prompt", exc)
+            if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1":
+                raise
+    return "\n\n".join(p for p in parts if p) or None

@@ -189,7 +189,8 @@ def format_decision(event: CoreEvent, decision: Decision) -> NativeOutput:
             return json_output(
                 {
                     "permission": "deny",
-                    "user_message": f"twiceshy blocked this: {_short(reason)}",
+                    # A hold lets the identical retry through; a rule's deny blocks every time.
+                    "user_message": f"twiceshy {'held this once' if decision.hold else 'blocked this'}: {_short(reason)}",
                     "agent_message": agent_message,
                 }
             )
