@@ -132,7 +132,18 @@ def check_config(state: _State) -> list[Check]:
     state.config = config
     sources = [str(p) for p in config.sources]
     detail = "loaded " + (", ".join(sources) if sources else f"defaults (no {user_config_file()})")
-    return [Check("config", "ok", detail, data={"sources": sources})]
+    checks = [Check("config", "ok", detail, data={"sources": sources})]
+    if config.ignored:  # an untrusted project file set keys it may not (docs/security.md)
+        checks.append(
+            Check(
+                "project trust",
+                "warn",
+                " ".join(config.warnings),
+                f"read {config.project_file}; if you trust it: twiceshy trust {config.project_file.parent}",
+                {"ignored": config.ignored, "file": str(config.project_file), "trust": config.project_trust},
+            )
+        )
+    return checks
 
 
 def check_data_dir(state: _State) -> list[Check]:

@@ -44,6 +44,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "operator": "twiceshy.builtins.operator",  # doctor, stats, export/import, ui
     "demo": "twiceshy.builtins.demo",  # the whole loop in a throwaway home
     "review": "twiceshy.builtins.review",  # review: held (possibly poisoned) lessons
+    "trust": "twiceshy.builtins.trust",  # trust: let a project's .twiceshy.yaml set every key
 }
 
 
