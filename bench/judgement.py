@@ -1,0 +1,168 @@
+"""How good is twiceshy's judgement? Issue 16's figures, from the corpus in tests/judgement/.
+
+    python bench/judgement.py                      # all three modes, a table per mode
+    python bench/judgement.py --mode learned -v    # one mode, and every probe that went wrong
+    python bench/judgement.py --shape test_fix --json
+
+Modes: ``learned`` (session end on each incident's real-format transcript),
+``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
+``noisy`` (learned, in a store that already holds 2,000 unrelated lessons, 12%
+of them rules). Offline defaults, a fresh data dir per mode. Definitions of the
+figures: tests/judgement/harness.py.
+
+``--set section.key=value`` runs with a config override; ``--baseline-set``
+(or ``BASELINE_OVERRIDES`` in the harness, once a switch for the new matcher
+exists) also runs every mode with those overrides and prints both, measured in
+the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from judgement import harness as h  # noqa: E402
+from judgement.spec import SHAPES  # noqa: E402
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, _, raw = item.partition("=")
+        section, _, name = key.partition(".")
+        if not name:
+            raise SystemExit(f"--set wants section.key=value, got {item!r}")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        out.setdefault(section, {})[name] = value
+    return out
+
+
+def table(result: h.ModeResult, label: str = "") -> str:
+    title = h.MODE_TITLES[result.mode].format(n=result.noise)
+    summary = result.summary()
+    overall = summary["overall"]
+    secs = sum(result.seconds.values())
+    head = (
+        f"== {title}{label}: {overall['incidents']} incidents, {overall['everyday']} everyday calls, "
+        f"{result.stored} lessons in the store, {secs:.0f} s"
+    )
+    cols = f"{'shape':<11} {'lesson':>7} {'recall any/own':>15} {'precision (strict)':>19} {'false warn look-alike/everyday':>31} {'wrong denies':>13} {'holds':>6}"
+    lines = [head, cols]
+    for shape, s in summary.items():
+        lines.append(
+            f"{shape:<11} {s['produced']:>3}/{s['incidents']:<3} {_pct(s['recall_any']):>7} / {_pct(s['recall_own']):<5}"
+            f" {_pct(s['precision']):>10} ({_pct(s['precision_strict'])})"
+            f" {_pct(s['fw_lookalike']):>20} / {_pct(s['fw_everyday']):<8}"
+            f" {s['wrong_denies']:>6} of {s['denies']:<4} {s['holds']:>5}"
+        )
+    lines.append(
+        f"lessons shown on incident probes: {overall['shown_lessons']}, from another incident or the noise: "
+        f"{overall['shown_foreign']}; hook errors logged: {len(result.errors)}"
+    )
+    return "\n".join(lines)
+
+
+def _owner(owner: str) -> str:
+    return owner if owner in ("noise", "?") else f"[{owner}]"
+
+
+def report(result: h.ModeResult, verbosity: int) -> str:
+    """Every probe that went wrong, with the lessons that were shown."""
+    lines = []
+    groups = h.misses(result)
+    titles = {
+        "missed": "must warn, stayed silent",
+        "wrong_lesson": "warned, but not with its own incident's lesson",
+        "false_lookalike": "false warnings on look-alikes (must stay silent)",
+        "false_everyday": "false warnings on everyday calls",
+        "wrong_deny": "wrong denies",
+    }
+    for key, title in titles.items():
+        outs = groups[key]
+        lines.append(f"-- {title}: {len(outs)}")
+        for o in outs:
+            where = f"{o.shape}/{o.incident}" if o.incident else f"everyday/{o.project}"
+            lines.append(f"   {where} ({o.agent}, {o.kind}, {o.answer}): {o.action[:110]}")
+            for owner, text in zip(o.owners, o.texts):
+                lines.append(f"      <- {_owner(owner)} {text[:150]}")
+    empty = [i for i in result.incidents if not result.lessons_of.get(i.id)]
+    lines.append(f"-- incidents that produced no lesson: {len(empty)}")
+    for inc in empty:
+        lines.append(f"   {inc.shape}/{inc.id} ({inc.agent}) {', '.join(inc.variants)}")
+    if verbosity > 1:
+        lines.append("-- lessons per incident")
+        for inc in result.incidents:
+            for row in result.lessons_of.get(inc.id, []):
+                lines.append(
+                    f"   {inc.id}: [{row['kind']}, T{row['tier']}] {row['trigger'][:70]!r} -> {row['text'][:120]}"
+                )
+    if result.errors:
+        lines.append(f"-- hook errors: {len(result.errors)}")
+        for err in result.errors[:20]:
+            lines.append(f"   {err.get('where')}: {str(err.get('error'))[:200]}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
+    ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
+    ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
+    ap.add_argument("--every", type=int, default=1, help="every n-th incident per shape (a quick subset)")
+    ap.add_argument("--noise", type=int, default=h.NOISE_COUNT, help="unrelated lessons in the noisy mode")
+    ap.add_argument("--no-everyday", action="store_true", help="skip the everyday calls")
+    ap.add_argument("--set", action="append", default=[], help="config override section.key=value (repeatable)")
+    ap.add_argument("--baseline-set", action="append", default=[], help="baseline config override (repeatable)")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the baseline run even if overrides are defined")
+    ap.add_argument("--json", action="store_true", help="print JSON (figures and every outcome) instead of tables")
+    ap.add_argument("-v", "--verbose", action="count", default=0, help="-v: failed probes; -vv: also every lesson")
+    ap.add_argument("--keep", action="store_true", help="keep the temp data dirs and transcripts")
+    args = ap.parse_args(argv)
+
+    corpus = h.load()
+    problems = corpus.check()
+    if problems:
+        raise SystemExit("corpus problems:\n" + "\n".join(problems))
+    incidents = h.select(corpus, shapes=args.shape, ids=args.incident, every=args.every)
+    everyday = [] if args.no_everyday else corpus.everyday
+    overrides = _parse_set(args.set)
+    baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
+    runs: list[tuple[str, dict[str, Any]]] = [("", overrides)]
+    if baseline and not args.no_baseline:
+        merged = {**overrides, **{k: {**overrides.get(k, {}), **v} for k, v in baseline.items()}}
+        runs.append((" [baseline]", merged))
+
+    started = time.perf_counter()
+    out_json = []
+    for mode in args.mode or list(h.MODES):
+        for label, ov in runs:
+            result = h.run_mode(mode, corpus, incidents, everyday, noise=args.noise, overrides=ov, keep=args.keep)
+            if args.json:
+                out_json.append({**h.to_json(result), "label": label.strip(" []") or "measured"})
+                continue
+            print(table(result, label))
+            if args.verbose:
+                print(report(result, args.verbose))
+            print(flush=True)
+    if args.json:
+        print(json.dumps(out_json, indent=1, default=str))
+    else:
+        print(f"total {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
