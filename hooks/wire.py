@@ -16,8 +16,19 @@ garbage — it exits 0 with no output, which every agent reads as "carry on".
 
 Events that must not be lost (post-tool and session-end events) are appended
 to the spool file when they cannot be delivered; the engine drains it. When
-the engine is not running the client starts it, detached, and fails open for
-this one call (the engine needs a second or two to load).
+the engine is not running the client starts it, detached. A session-start
+hook then waits for it (within :data:`START_BUDGET_MS`) so the session's
+context is delivered; other calls do not wait.
+
+Whenever the engine does not answer (down, starting, slow, garbage) the call
+is let through — except that a pre-tool call is first checked against the
+rules snapshot (``<home>/rules.json``, kept by every process that writes the
+store, :mod:`twiceshy.memory.rules_snapshot`) with the engine's own
+contrastive matcher (:mod:`match`, next to this file): a confirmed rule is
+enforced from the first call of the first session. Each call let through
+unchecked (or denied from the snapshot) is one line in
+``<home>/failopen.jsonl`` with the reason; ``twiceshy stats`` and ``doctor``
+read it, and the engine reads it to learn which warnings never arrived.
 
 This module must never import twiceshy (it runs without site-packages, under
 ``-S``) and imports only what the fast path needs: ``_socket`` rather than
@@ -42,6 +53,9 @@ import time
 
 PROTOCOL = "TS1"
 DEFAULT_BUDGET_MS = 400
+START_BUDGET_MS = 8000  # session start waits this long for a cold engine (hooks get 10 s)
+STDIN_TIMEOUT_S = 2.0  # a payload stdin that never closes is read this long at most
+FAILOPEN_MAX_BYTES = 1024 * 1024  # failopen.jsonl is rotated to .1 past this
 MAX_PAYLOAD = 32 * 1024 * 1024  # bigger payloads are not sent (fail open)
 MAX_REPLY = 4 * 1024 * 1024
 MAX_SPOOL_BYTES = 256 * 1024 * 1024  # past this the spool refuses new events
@@ -71,6 +85,16 @@ def run_dir(home):
 
 def spool_path(home):
     return os.path.join(norm_home(home), "spool", "events.jsonl")
+
+
+def failopen_path(home):
+    """Append-only record of the calls the client answered without the engine."""
+    return os.path.join(norm_home(home), "failopen.jsonl")
+
+
+def rules_path(home):
+    """The rules snapshot (:mod:`twiceshy.memory.rules_snapshot` writes it)."""
+    return os.path.join(norm_home(home), "rules.json")
 
 
 def _fnv1a64(data):
@@ -294,25 +318,31 @@ def _claim_start(home):
     return False
 
 
+def engine_argv(home, python=None):
+    """How an engine is started: isolated mode (``-I``: no PYTHONPATH, no user
+    site, not even the working directory on ``sys.path``), so a ``yaml.py`` left
+    in the data dir or the project can never be imported into it."""
+    return [python or sys.executable, "-I", "-m", "twiceshy.engine", "serve", "--home", norm_home(home)]
+
+
 def spawn_engine(home, python=None):
-    """Start ``python -m twiceshy serve --foreground --home <home>`` detached:
-    its own session, cwd the data dir, stdin from /dev/null, output to
+    """Start the engine for ``home`` detached: its own session, cwd ``/`` (never
+    the data dir or a project), stdin from /dev/null, output to
     ``<home>/engine.log``. Returns the child's pid."""
     home = norm_home(home)
-    python = python or sys.executable
+    argv = engine_argv(home, python)
     os.makedirs(home, mode=0o700, exist_ok=True)
     log_fd = os.open(os.path.join(home, "engine.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    argv = [python, "-m", "twiceshy", "serve", "--foreground", "--home", home]
     pid = os.fork()
     if pid == 0:  # child
         try:
             os.setsid()
-            os.chdir(home)  # not the project dir: `-m` puts cwd on sys.path
+            os.chdir("/")
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(log_fd, 1)
             os.dup2(log_fd, 2)
-            os.execv(python, argv)
+            os.execv(argv[0], argv)
         finally:
             os._exit(127)
     os.close(log_fd)
@@ -336,15 +366,218 @@ def engine_lock_held(home):
     return False
 
 
+def engine_starting(home):
+    """Is an engine being started (a fresh start marker: the engine removes it once it answers)?"""
+    try:
+        return time.time() - os.stat(os.path.join(run_dir(home), "starting")).st_mtime < STARTING_TTL_S
+    except OSError:
+        return False
+
+
 def autostart(home):
     """Start the engine unless disabled, already loading, or another client
-    is already at it (the engine's own lock settles any race left)."""
+    is already at it (the engine's own lock settles any race left). Returns
+    True when an engine is (now) on its way."""
     if os.environ.get("TWICESHY_NO_AUTOSTART"):
-        return
+        return False
     if engine_lock_held(home):
-        return
+        return True
     if _claim_start(home):
         spawn_engine(home)
+        return True
+    return engine_starting(home)
+
+
+# ---------------------------------------------------------------------------
+# Event classes (native names of every agent)
+# ---------------------------------------------------------------------------
+
+_PRE_TOOL = ("pretooluse", "beforetool", "beforeshellexecution", "beforemcpexecution")
+_SESSION_START = ("sessionstart",)
+_PROMPT = ("userpromptsubmit", "beforeagent", "beforesubmitprompt")
+
+
+def event_class(native_event):
+    """``pre`` (a tool call about to run), ``start`` (session start), ``prompt``,
+    ``async`` (post-tool, stop, session end) or ``other``."""
+    name = native_event.lower()
+    if name in _PRE_TOOL:
+        return "pre"
+    if name in _SESSION_START:
+        return "start"
+    if name in _PROMPT:
+        return "prompt"
+    if is_async_event(native_event):
+        return "async"
+    return "other"
+
+
+# ---------------------------------------------------------------------------
+# Project fingerprint (the same as twiceshy.base.project.fingerprint, stdlib)
+# ---------------------------------------------------------------------------
+
+
+def _sha256_hex(data):
+    try:  # the builtin module: hashlib loads OpenSSL (~7 ms here)
+        from _sha256 import sha256
+    except ImportError:
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data).hexdigest()
+
+
+def _origin_url(root):
+    try:
+        with open(os.path.join(root, ".git", "config"), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return ""
+    in_origin = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_origin = stripped.replace(" ", "") == '[remote"origin"]'
+        elif in_origin and stripped.startswith("url"):
+            return stripped.split("=", 1)[1].strip()
+    return ""
+
+
+def project_fingerprint(cwd):
+    """``<name>-<hash8>`` of the project containing ``cwd``: the git root's
+    ``origin`` URL (or the root path); tests check it equals the engine's."""
+    path = os.path.realpath(cwd or ".")
+    root = path
+    folder = path
+    while True:
+        try:
+            if os.path.exists(os.path.join(folder, ".git")):
+                root = folder
+                break
+        except (OSError, ValueError):
+            pass
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    origin = _origin_url(root)
+    digest = _sha256_hex((origin or root).encode())[:8]
+    if origin:
+        name = origin.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        if name.endswith(".git"):
+            name = name[:-4]
+    else:
+        name = os.path.basename(root)
+    return "%s-%s" % (name or "root", digest)
+
+
+# ---------------------------------------------------------------------------
+# Rules while the engine cannot answer
+# ---------------------------------------------------------------------------
+
+
+def _matcher():
+    if __name__ == "wire":  # the hook client: match.py is next to us on sys.path
+        import match
+    else:
+        from twiceshy.hooks import match
+    return match
+
+
+def call_of(native_event, payload):
+    """(tool_name, tool_input, cwd) of a pre-tool payload of any agent."""
+    if not isinstance(payload, dict):
+        return "", {}, ""
+    cwd = payload.get("cwd")
+    if not isinstance(cwd, str):
+        roots = payload.get("workspace_roots")
+        cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
+    tool_name = payload.get("tool_name", payload.get("toolName"))
+    if isinstance(tool_name, str):
+        tool_input = payload.get("tool_input", payload.get("toolArgs", payload.get("tool_args")))
+        if isinstance(tool_input, str):  # some agents send the arguments as JSON text
+            import json
+
+            try:
+                tool_input = json.loads(tool_input)
+            except ValueError:
+                tool_input = {"command": tool_input}
+        return tool_name, tool_input if isinstance(tool_input, dict) else {}, cwd
+    # Cursor's beforeShellExecution / beforeMCPExecution: the payload is the input.
+    return native_event, payload, cwd
+
+
+def snapshot_check(home, native_event, payload_bytes):
+    """``(reason, rule_ids)`` when a rule in the snapshot matches this pre-tool
+    call, else None. Never raises (a broken snapshot enforces nothing)."""
+    try:
+        with open(rules_path(home), "rb") as fh:
+            raw = fh.read(8 * 1024 * 1024)
+    except OSError:
+        return None
+    try:
+        import json
+
+        data = json.loads(raw)
+        rules = data.get("rules") if isinstance(data, dict) else None
+        if not rules:
+            return None
+        tool_name, tool_input, cwd = call_of(native_event, json.loads(payload_bytes or b"{}"))
+        if not tool_name:
+            return None
+        match = _matcher()
+        project = None
+        hits = []
+        for rule in rules:
+            sig = rule.get("signature") if isinstance(rule, dict) else None
+            if not isinstance(sig, dict):
+                continue
+            scope = rule.get("project")
+            if scope:
+                if project is None:
+                    try:
+                        project = project_fingerprint(cwd) if cwd else ""
+                    except Exception:
+                        project = ""
+                if scope != project:
+                    continue
+            if match.matches(sig, tool_name, tool_input):
+                hits.append(rule)
+        if not hits:
+            return None
+        lines = []
+        for n, rule in enumerate(hits):
+            reason = str(rule.get("reason") or "Blocked by twiceshy: a confirmed rule applies.")
+            lines.extend(reason.splitlines()[(1 if n else 0) :])  # one header for all
+        return "\n".join(lines) + "\n", [str(r.get("id")) for r in hits]
+    except Exception:
+        return None
+
+
+def record_failopen(home, entry):
+    """Append one JSON line to ``failopen.jsonl`` (0600; rotated to ``.1`` past
+    :data:`FAILOPEN_MAX_BYTES`). Never raises."""
+    try:
+        import json
+
+        path = failopen_path(home)
+        make_home(home)
+        line = (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags, 0o600)
+        try:
+            if os.fstat(fd).st_size + len(line) > FAILOPEN_MAX_BYTES:
+                os.close(fd)
+                fd = -1
+                os.replace(path, path + ".1")
+                fd = os.open(path, flags, 0o600)
+            os.write(fd, line)  # one small O_APPEND write: lines never interleave
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    except Exception:
+        pass
 
 
 # ---------------------------------------------------------------------------
@@ -386,6 +619,55 @@ def _write_all(fd, data):
         view = view[os.write(fd, view) :]
 
 
+class _StdinTimeout(Exception):
+    pass
+
+
+def read_stdin(limit, timeout):
+    """``(payload, complete)``: stdin up to ``limit + 1`` bytes, read for at most
+    ``timeout`` seconds (an agent that never closes stdin must not hang us)."""
+    import _signal
+
+    def on_alarm(signum, frame):
+        raise _StdinTimeout()
+
+    chunks = []
+    total = 0
+    complete = True
+    try:
+        previous = _signal.signal(_signal.SIGALRM, on_alarm)
+    except ValueError:  # not the main thread (an embedding caller): no timer
+        previous = None
+    else:
+        _signal.setitimer(_signal.ITIMER_REAL, timeout)
+    try:
+        while total <= limit:
+            chunk = os.read(0, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except _StdinTimeout:
+        complete = False
+    finally:
+        if previous is not None:
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
+            _signal.signal(_signal.SIGALRM, previous)
+    return b"".join(chunks), complete
+
+
+def _wait_for_engine(home, agent, event, event_id, payload, deadline):
+    """Ask until the engine (being started) answers or ``deadline`` passes; the reply or None."""
+    while time.monotonic() < deadline:
+        try:
+            return request(home, agent, event, event_id, payload, deadline)
+        except EngineDown:
+            time.sleep(0.02)
+        except (TimeoutError, OSError):
+            return None
+    return None
+
+
 def main(argv):
     """Run one hook; returns the exit code. Never raises."""
     start = time.monotonic()
@@ -393,6 +675,9 @@ def main(argv):
         home, agent, event, budget = _parse_args(argv)
     except Exception:
         return 0
+    kind = event_class(event)
+    if kind == "start":
+        budget = max(budget, int(os.environ.get("TWICESHY_HOOK__START_BUDGET_MS") or START_BUDGET_MS) / 1000.0)
     deadline = start + budget
     state = {"done": False}
     payload = b""
@@ -408,22 +693,46 @@ def main(argv):
             except Exception:
                 pass
 
+    reason = "error"
+    sent = False  # did the engine possibly get the request (a warning it sent may be lost)
     try:
-        payload = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
-        if len(payload) > MAX_PAYLOAD:
-            return 0
+        payload, complete = read_stdin(MAX_PAYLOAD, max(STDIN_TIMEOUT_S, budget))
         event_id = os.urandom(9).hex()
+        if len(payload) > MAX_PAYLOAD:
+            reason = "too_big"
+            return _fail_open(home, agent, event, kind, event_id, "too_big", start, b"", sent)
+        if not complete and not payload:
+            return _fail_open(home, agent, event, kind, event_id, "stdin", start, b"", sent)
         try:
+            sent = True
             reply = request(home, agent, event, event_id, payload, deadline)
+            reason = "error"  # garbage, if reply is None
         except EngineDown:
+            sent = False
             reply = None
             keep()  # before the start, so the engine's first drain has it
             try:
-                autostart(home)
+                on_its_way = autostart(home)
             except Exception:
-                pass
+                on_its_way = False
+            reason = "starting" if on_its_way else "no_engine"
+            if on_its_way and kind in ("start", "prompt"):
+                # The session's context is worth the wait (within this hook's own timeout).
+                if kind == "prompt":
+                    deadline = max(deadline, start + START_BUDGET_MS / 1000.0)
+                reply = _wait_for_engine(home, agent, event, event_id, payload, deadline)
+                sent = True
+                if reply is None:
+                    reason = "timeout"
+        except TimeoutError:
+            reply = None
+            reason = "starting" if engine_starting(home) else "timeout"
+        except OSError:
+            reply = None
+            reason = "error"
         if reply is None:
-            return 0
+            keep()
+            return _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent)
         state["done"] = True  # delivered
         code, out, err = reply
         if out:
@@ -432,9 +741,38 @@ def main(argv):
             _write_all(2, err)
         return code
     except Exception:
-        return 0
+        return _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent)
     finally:
         keep()
+
+
+def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent):
+    """The engine did not answer: apply the rules snapshot to a pre-tool call,
+    record the call, return the exit code (0, or 2 with the reason on stderr)."""
+    code = 0
+    entry = {
+        "ts": round(time.time(), 3),
+        "id": event_id,
+        "agent": agent,
+        "event": event,
+        "kind": kind,
+        "reason": reason,
+        "outcome": "open",
+        "sent": sent,
+    }
+    if kind == "pre" and payload:
+        hit = snapshot_check(home, event, payload)
+        if hit is not None:
+            text, ids = hit
+            try:
+                _write_all(2, text.encode("utf-8", "replace"))
+                code = 2  # the one blocking form every agent accepts: exit 2, reason on stderr
+                entry.update(outcome="denied", rules=ids)
+            except OSError:
+                pass
+    entry["ms"] = round((time.monotonic() - start) * 1000, 1)
+    record_failopen(home, entry)
+    return code
 
 
 def run():

@@ -52,8 +52,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ASYNC_KINDS = frozenset(wire.ASYNC_KINDS)
 HEADER_LIMIT = 600
-REQUEST_TIMEOUT_S = 10.0
-MAX_CONNECTIONS = 64
+READ_DEADLINE_S = 5.0  # a request must arrive in full this soon after connecting, or it is dropped
+REPLY_TIMEOUT_S = 5.0  # sending the reply (the client reads it at once; one that does not is gone)
+MAX_CONNECTIONS = 256  # connections being read at once; past this the oldest is dropped
+WORKERS = 4  # requests answered at once (bounded pool; reading never occupies a worker)
+READY_WAIT_S = 60.0  # a hook request that arrives while the engine loads waits at most this
+WARM_CACHE_EVERY_S = 10.0  # how often the warm-start cache is checked against the store
 SPOOL_POLL_S = 2.0
 EVENT_LOG_MAX_BYTES = 5_000_000
 EVENT_LOG_FLUSH_S = 1.0
@@ -247,6 +251,43 @@ class EventLog:
 # ---------------------------------------------------------------------------
 
 
+class _DropReader:
+    """New lines of ``failopen.jsonl``: the ids of pre-tool requests a client
+    sent but gave up waiting for (their warnings never arrived)."""
+
+    def __init__(self, home: str | Path) -> None:
+        self.path = Path(wire.failopen_path(home))
+        try:
+            st = os.stat(self.path)
+            self._ino, self._pos = st.st_ino, st.st_size  # history before this engine is not ours
+        except OSError:
+            self._ino, self._pos = None, 0
+
+    def new_ids(self) -> list[str]:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return []
+        if st.st_ino != self._ino:  # created or rotated since
+            self._ino, self._pos = st.st_ino, 0
+        if st.st_size <= self._pos:
+            return []
+        with open(self.path, "rb") as fh:
+            fh.seek(self._pos)
+            data = fh.read(st.st_size - self._pos)
+        end = data.rfind(b"\n") + 1  # a line being written is read next time
+        self._pos += end
+        ids = []
+        for line in data[:end].splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("sent") and record.get("id"):
+                ids.append(str(record["id"]))
+        return ids
+
+
 class AlreadyRunning(RuntimeError):
     """Another engine holds the lock for this data dir."""
 
@@ -274,7 +315,17 @@ class Engine:
         self._listener: socket.socket | None = None
         self._socket_ino: tuple[int, int] | None = None
         self._threads: list[threading.Thread] = []
+        self._io_threads: list[threading.Thread] = []
         self.spool: Any = None
+        # Loading happens after the socket is bound: requests are read at once
+        # and answered when ``ready`` is set (a session-start hook waits for it).
+        self.ready = threading.Event()
+        self.timing: dict[str, float] = {}
+        self._work: queue.Queue[tuple[socket.socket, tuple[str, str, str, bytes]] | None] = queue.Queue()
+        self._warm_store: Any = None
+        self._warm_written: str | None = None
+        self._drops = _DropReader(self.paths.home)
+        self._delivered: dict[str, tuple[str, list[str]]] = {}  # wire id -> (session, lesson ids warned)
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -292,23 +343,140 @@ class Engine:
         os.replace(tmp, self.paths.pid)
 
     def warm(self) -> None:
-        """Load everything a request needs, so the first real one is fast."""
-        from twiceshy.engine.context import make_context
-        from twiceshy.engine.spool import Spool
-        from twiceshy.recall import readonly  # noqa: F401  (import cost paid here)
+        """Load what the first answer needs, in the cheapest order.
 
+        The embedder (onnxruntime; its session build releases the GIL) loads
+        in a thread while the plugins load here. The store: from the
+        warm-start cache when it is current (:mod:`twiceshy.engine.warmstart`,
+        numpy only) with Chroma opened in the background after the engine
+        answers, otherwise Chroma now. Nothing else heavy (litellm, the
+        dashboard, the team client, mcp) is imported on this path.
+        """
+        from twiceshy.base.config import load_config
+        from twiceshy.engine.context import make_context
+
+        started = time.perf_counter()
+        lap = started
+
+        def mark(name: str) -> None:
+            nonlocal lap
+            now = time.perf_counter()
+            self.timing[name] = round((now - lap) * 1000, 1)
+            lap = now
+
+        config = self.ctx.config if self.ctx is not None else load_config(None)
+        mark("config")
+        holder: dict[str, Any] = {}
+
+        def load_embedder() -> None:
+            try:
+                from twiceshy.memory.embedding import make_embedder
+
+                holder["embedder"] = make_embedder(config.get("embedding", "backend"))
+            except BaseException as exc:  # the store property will try again (and fall back to hashing)
+                holder["error"] = exc
+
+        needs_embedder = self.ctx is None or (self.ctx._store is None and self.ctx.embedder is None)
+        loader = threading.Thread(target=load_embedder, name="twiceshy-embedder", daemon=True)
+        if needs_embedder:
+            loader.start()
         if self.ctx is None:
-            self.ctx = make_context(None)
+            self.ctx = make_context(None, config=config)
+        mark("plugins")
         if self.idle_timeout_s is None:
             self.idle_timeout_s = float(self.ctx.config.get("engine", "idle_timeout_s"))
-        store = self.ctx.store
-        if hasattr(store, "enable_index"):  # searches from an in-memory mirror (twiceshy.memory.index)
-            store.enable_index()
+        from twiceshy.engine.spool import Spool
+
+        self.spool = Spool(self.paths.home)
+        if needs_embedder:
+            loader.join()
+            if holder.get("embedder") is not None:
+                self.ctx.embedder = holder["embedder"]
+            mark("embedder (parallel)")
+        store = self._open_store_fast()
+        mark("store" + (" (warm cache)" if self._warm_store is not None else " (chroma)"))
         store.embedder.embed(["git push --force origin main"])
         if store.count():
             store.search("rm -rf build", k=1)
+        mark("first search")
         self.ctx.pm.hook.agent_names()
-        self.spool = Spool(self.paths.home)
+        self.timing["total"] = round((time.perf_counter() - started) * 1000, 1)
+
+    def _open_store_fast(self) -> Any:
+        """The store for the first answers: the warm cache when current, else the real one."""
+        ctx = self.ctx
+        assert ctx is not None
+        cfg = ctx.config["store"]
+        if ctx._store is not None or cfg["mode"] != "embedded" or ctx.embedder is None:
+            return ctx.store
+        try:
+            from twiceshy.base.paths import store_dir
+            from twiceshy.engine import warmstart
+
+            path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
+            cache = warmstart.open_cache(path, ctx.embedder.name)
+            if cache is None:
+                return ctx.store
+            from twiceshy.engine.context import EngineContext
+
+            # The real store is built by a second context on the same config,
+            # pm and embedder (so it gets everything the store property adds).
+            twin = EngineContext(config=ctx.config, pm=ctx.pm, embedder=ctx.embedder)
+            warm = warmstart.WarmStore(cache, ctx.embedder, path, lambda: twin.store)
+            self._warm_store = warm
+            self._warm_written = cache.generation
+            ctx._store = warm
+            return warm
+        except Exception as exc:
+            record_error("engine.warmstart", exc)
+            return ctx.store
+
+    def _load_real_store(self) -> None:
+        """Background: open Chroma behind a warm store, then switch to it."""
+        warm = self._warm_store
+        if warm is None:
+            return
+        started = time.perf_counter()
+        try:
+            real = warm.load_real()
+        except BaseException as exc:
+            record_error("engine.store", exc)
+            return
+        if self.ctx is not None and self.ctx._store is warm:
+            self.ctx._store = real
+        self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
+        print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
+
+    def _maintain_snapshots(self) -> None:
+        """Background: keep the rules snapshot and the warm-start cache in step with the store.
+
+        The rules snapshot is rebuilt in full once (it heals a file some
+        crashed or older writer left behind); the warm cache is rewritten
+        when the store's generation moved and the engine is quiet.
+        """
+        from twiceshy.engine import warmstart
+
+        rebuilt = False
+        while not self.stopping.is_set():
+            try:
+                store = self.ctx.store if self.ctx is not None else None  # type: ignore[union-attr]
+                if self._warm_store is not None and store is self._warm_store:
+                    store = self._warm_store.real()
+                if store is not None and not rebuilt:
+                    snap = getattr(store, "rules_snapshot", None)
+                    if snap is not None:
+                        snap.rebuild(store)
+                    rebuilt = True
+                path = getattr(store, "path", None)
+                if path is not None and getattr(store, "_col", None) is not None:
+                    generation = warmstart.read_generation(path)
+                    if generation != self._warm_written:
+                        self.wait_quiet(time.monotonic() + MAX_DEFER_S)
+                        if warmstart.write_cache(store):
+                            self._warm_written = generation
+            except Exception as exc:
+                record_error("engine.snapshots", exc)
+            self.stopping.wait(WARM_CACHE_EVERY_S)
 
     def bind(self) -> None:
         if self.transport == "unix":
@@ -336,7 +504,7 @@ class Engine:
             os.close(fd)
             os.replace(tmp, self.paths.port)
         sock.listen(128)
-        sock.settimeout(0.5)
+        sock.setblocking(False)
         self._listener = sock
 
     def _start_threads(self) -> None:
@@ -357,25 +525,46 @@ class Engine:
             record_error(f"engine.worker {getattr(worker, '__name__', worker)}", exc)
 
     def run(self) -> int:
-        """Lock, warm, serve until stopped or idle; clean up. Returns 0."""
+        """Lock, bind, load, serve until stopped or idle; clean up. Returns 0.
+
+        The socket is bound before anything heavy loads: a request that
+        arrives while the engine loads is read at once and answered as soon
+        as it is ready (the client's own budget decides how long it waits).
+        """
         global _current
         self.acquire_lock()
         try:
+            self.bind()
+            self._install_signals()
+            self._spawn_io(self._serve, "twiceshy-accept")
+            for n in range(WORKERS):
+                self._spawn_io(self._worker_loop, f"twiceshy-answer-{n}")
             self.warm()
             _current = self
-            self._start_threads()
-            self.bind()
+            self.ready.set()
             try:
                 self.paths.starting.unlink()
             except FileNotFoundError:
                 pass
-            self._install_signals()
-            print(f"twiceshy engine {os.getpid()} serving {self.paths.home} on {self._address()}", flush=True)
-            self._serve()
+            print(
+                f"twiceshy engine {os.getpid()} serving {self.paths.home} on {self._address()}; "
+                f"timing ms {json.dumps(self.timing)}",
+                flush=True,
+            )
+            self._spawn(self._load_real_store, "twiceshy-store")
+            self._start_threads()
+            self._spawn(self._maintain_snapshots, "twiceshy-snapshots")
+            while not self.stopping.wait(0.5):
+                self._tick()
         finally:
             self._shutdown()
             _current = None
         return 0
+
+    def _spawn_io(self, target: Callable[..., Any], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._io_threads.append(thread)
 
     def _address(self) -> str:
         if self._listener is None:
@@ -397,27 +586,109 @@ class Engine:
             pass
 
     def _serve(self) -> None:
+        """Accept and read requests on one thread (non-blocking, per-connection
+        deadline); hand each complete request to the worker pool. A client
+        that connects and sends nothing holds no worker, and is dropped after
+        :data:`READ_DEADLINE_S`."""
+        import selectors
+
         assert self._listener is not None
-        while not self.stopping.is_set():
+        sel = selectors.DefaultSelector()
+        sel.register(self._listener, selectors.EVENT_READ, None)
+        pending: dict[socket.socket, list[Any]] = {}  # conn -> [buffer, deadline]
+        try:
+            while not self.stopping.is_set():
+                try:
+                    events = sel.select(0.25)
+                except OSError as exc:
+                    if self.stopping.is_set():
+                        break  # the listener was closed under us
+                    record_error("engine.select", exc)
+                    time.sleep(0.05)
+                    continue
+                for key, _ in events:
+                    if key.data is None:
+                        self._accept_all(sel, pending)
+                    else:
+                        self._read_some(sel, pending, key.fileobj)  # type: ignore[arg-type]
+                now = time.monotonic()
+                for conn in [c for c, (_, deadline) in pending.items() if deadline < now]:
+                    self._drop(sel, pending, conn)
+        finally:
+            for conn in list(pending):
+                self._drop(sel, pending, conn)
+            sel.close()
+
+    def _accept_all(self, sel: Any, pending: dict[socket.socket, list[Any]]) -> None:
+        import selectors
+
+        assert self._listener is not None
+        while True:
             try:
                 conn, _ = self._listener.accept()
-            except TimeoutError:
-                self._tick()
-                continue
+            except (BlockingIOError, InterruptedError):
+                return
             except OSError as exc:
-                if self.stopping.is_set():
-                    break
-                record_error("engine.accept", exc)
-                time.sleep(0.05)
-                continue
-            with self._active_lock:
-                if self._active >= MAX_CONNECTIONS:
-                    conn.close()  # the client fails open
-                    continue
-                self._active += 1
+                if not self.stopping.is_set():
+                    record_error("engine.accept", exc)
+                return
+            if len(pending) >= MAX_CONNECTIONS:
+                self._drop(sel, pending, next(iter(pending)))  # the oldest: most likely idle
+            conn.setblocking(False)
+            pending[conn] = [bytearray(), time.monotonic() + READ_DEADLINE_S]
+            sel.register(conn, selectors.EVENT_READ, True)
             self.last_activity = time.monotonic()
-            threading.Thread(target=self._serve_conn, args=(conn,), daemon=True).start()
-            self._tick()
+
+    @staticmethod
+    def _drop(sel: Any, pending: dict[socket.socket, list[Any]], conn: socket.socket) -> None:
+        pending.pop(conn, None)
+        try:
+            sel.unregister(conn)
+        except (KeyError, ValueError, OSError):
+            pass
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+    def _read_some(self, sel: Any, pending: dict[socket.socket, list[Any]], conn: socket.socket) -> None:
+        state = pending.get(conn)
+        if state is None:
+            return
+        try:
+            chunk = conn.recv(1 << 20)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._drop(sel, pending, conn)
+            return
+        buf = state[0]
+        buf += chunk
+        parsed = self._parse_request(buf)
+        if parsed is None:
+            return  # more to come
+        if parsed is False:
+            self._drop(sel, pending, conn)
+            return
+        pending.pop(conn, None)
+        sel.unregister(conn)
+        with self._active_lock:
+            self._active += 1
+        self.last_activity = time.monotonic()
+        self._work.put((conn, parsed))
+
+    def _worker_loop(self) -> None:
+        while True:
+            item = self._work.get()
+            if item is None:
+                return
+            conn, request = item
+            try:
+                self._answer(conn, request)
+            except Exception as exc:  # never lose a worker
+                record_error("engine.worker_loop", exc)
 
     def _tick(self) -> None:
         self.events.maybe_flush()
@@ -432,6 +703,9 @@ class Engine:
 
     def _shutdown(self) -> None:
         self.stopping.set()
+        self.ready.set()  # workers waiting for a load that will not finish: let them go
+        for _ in self._io_threads:
+            self._work.put(None)
         if self._listener is not None:
             try:
                 self._listener.close()
@@ -506,6 +780,7 @@ class Engine:
 
         started = time.perf_counter()
         info: dict[str, Any] = {}
+        self._apply_drops()  # a warning the client never received is not judged
         self._refresh_store()
         handle_hook(self.ctx, str(record.get("agent")), str(record.get("event")), record_payload(record), info)  # type: ignore[arg-type]
         self.events.add(
@@ -544,24 +819,30 @@ class Engine:
         except Exception as exc:
             record_error("engine.refresh", exc)
 
-    def _serve_conn(self, conn: socket.socket) -> None:
+    def _answer(self, conn: socket.socket, request: tuple[str, str, str, bytes]) -> None:
         started = time.perf_counter()
         entry: dict[str, Any] = {}
+        agent, event, event_id, payload = request
         try:
-            conn.settimeout(REQUEST_TIMEOUT_S)
-            request = self._read_request(conn)
-            if request is None:
-                return
-            agent, event, event_id, payload = request
             if agent == "-":
                 out = self._control(event)
             else:
+                if not self.ready.wait(READY_WAIT_S):
+                    return
                 self.requests += 1
+                self._apply_drops()
                 out = self.handle(agent, event, event_id, payload, entry)
                 entry.update(agent=agent, event=event, id=event_id)
-            conn.sendall(_encode_reply(out))
+            conn.setblocking(True)
+            conn.settimeout(REPLY_TIMEOUT_S)
+            try:
+                conn.sendall(_encode_reply(out))
+            except OSError:
+                self._undeliver(event_id)  # the client gave up: its warning never arrived
+                raise
         except Exception as exc:
-            record_error("engine.request", exc)
+            if not isinstance(exc, OSError):
+                record_error("engine.request", exc)
         finally:
             try:
                 conn.close()
@@ -574,32 +855,72 @@ class Engine:
                 entry["ms"] = round((time.perf_counter() - started) * 1000, 2)
                 self.events.add(ts=time.time(), **entry)
 
-    def _read_request(self, conn: socket.socket) -> tuple[str, str, str, bytes] | None:
-        data = bytearray()
-        while b"\n" not in data:
-            chunk = conn.recv(4096)
-            if not chunk:
-                return None
-            data += chunk
-            if len(data) > HEADER_LIMIT and b"\n" not in data[:HEADER_LIMIT]:
-                return None
-        nl = data.index(b"\n")
+    def _parse_request(self, data: bytearray) -> tuple[str, str, str, bytes] | None | bool:
+        """The request in ``data``; None while incomplete; False when malformed."""
+        nl = data.find(b"\n", 0, HEADER_LIMIT + 1)
+        if nl < 0:
+            return False if len(data) > HEADER_LIMIT else None
         fields = bytes(data[:nl]).decode("ascii", "replace").split(" ")
         if len(fields) != 6 or fields[0] != wire.PROTOCOL:
-            return None
+            return False
         _, agent, event, event_id, length_text, token = fields
         if self.transport == "tcp" and not secrets.compare_digest(token, self.token):
-            return None
-        length = int(length_text)
+            return False
+        try:
+            length = int(length_text)
+        except ValueError:
+            return False
         if length < 0 or length > wire.MAX_PAYLOAD:
+            return False
+        if len(data) - nl - 1 < length:
             return None
-        body = data[nl + 1 :]
-        while len(body) < length:
-            chunk = conn.recv(min(1 << 20, length - len(body)))
-            if not chunk:
-                return None
-            body += chunk
-        return agent, event, event_id, bytes(body[:length])
+        return agent, event, event_id, bytes(data[nl + 1 : nl + 1 + length])
+
+    # -- warnings that never arrived -----------------------------------------
+
+    def _apply_drops(self) -> None:
+        """Un-show the warnings of requests the client gave up on (it wrote
+        their ids to failopen.jsonl): they were never delivered, so they are
+        not counted as shown and never judged."""
+        try:
+            for event_id in self._drops.new_ids():
+                self._undeliver(event_id)
+        except Exception as exc:
+            record_error("engine.drops", exc)
+
+    def _note_delivery(self, event_id: str, session_id: str, log: list[Any], before: int) -> None:
+        new = [e for e in log[before:] if isinstance(e, dict)]
+        if not new:
+            return
+        for item in new:
+            item["wire_id"] = event_id
+        with self._active_lock:
+            self._delivered[event_id] = (session_id, [str(e.get("exp_id")) for e in new])
+            while len(self._delivered) > 4096:
+                self._delivered.pop(next(iter(self._delivered)))
+
+    def _undeliver(self, event_id: str) -> None:
+        with self._active_lock:
+            item = self._delivered.pop(event_id, None)
+        if item is None or self.ctx is None:
+            return
+        session_id, ids = item
+        session = self.ctx.session(session_id)
+        log = session.get("shown_log") or []
+        gone = [e for e in log if isinstance(e, dict) and e.get("wire_id") == event_id]
+        if not gone:
+            return
+        log[:] = [e for e in log if not (isinstance(e, dict) and e.get("wire_id") == event_id)]
+        shown = session.get("shown")
+        if shown is not None:
+            for exp_id in ids:
+                shown.discard(exp_id)
+        warned = sum(1 for e in gone if e.get("kind") == "warn")
+        if warned:
+            session["warnings"] = max(0, int(session.get("warnings") or 0) - warned)
+        self.events.add(
+            ts=time.time(), kind="warning_dropped", action="dropped", path="client", id=event_id, n=len(gone)
+        )
 
     @staticmethod
     def _async_ack(ctx: EngineContext, agent: str, event: Any) -> NativeOutput:
@@ -652,8 +973,14 @@ class Engine:
             entry.update(kind=event.kind, action="queued", path="live")
             return ack
         info: dict[str, Any] = {}
+        session = log_before = None
+        if event is not None and event.kind == "pre_tool":
+            session = ctx.session(event.session_id)  # type: ignore[union-attr]
+            log_before = len(session.get("shown_log") or [])
         out = handle_hook(ctx, agent, native_event, payload, info)  # type: ignore[arg-type]
         entry.update(kind=info.get("kind"), action=info.get("action", "error"), path="live")
+        if session is not None and log_before is not None:
+            self._note_delivery(event_id, event.session_id, session.get("shown_log") or [], log_before)  # type: ignore[union-attr]
         return out
 
     def _control(self, command: str) -> NativeOutput:
@@ -675,6 +1002,11 @@ class Engine:
             pass
         return {
             "pid": os.getpid(),
+            "ready": self.ready.is_set(),
+            "timing_ms": dict(self.timing),
+            "store": "warm cache"
+            if self.ctx is not None and self.ctx._store is self._warm_store is not None
+            else "chroma",
             "home": str(self.paths.home),
             "address": self._address(),
             "transport": self.transport,
@@ -710,19 +1042,19 @@ def serve(home: str | Path, idle_timeout_s: float | None = None) -> int:
 
 
 def spawn_detached(home: str | Path, python: str | None = None, env: dict[str, str] | None = None) -> int:
-    """Start an engine for ``home`` in the background (own session, output
-    to ``<home>/engine.log``). Returns the child's pid."""
+    """Start an engine for ``home`` in the background (own session, isolated
+    interpreter, cwd ``/``, output to ``<home>/engine.log``). Returns the child's pid."""
     import subprocess
 
     paths = EnginePaths(home)
     paths.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     with open(paths.log, "ab") as log:
         proc = subprocess.Popen(
-            [python or sys.executable, "-m", "twiceshy", "serve", "--foreground", "--home", str(paths.home)],
+            wire.engine_argv(str(paths.home), python),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
-            cwd=str(paths.home),
+            cwd="/",  # never the data dir or a project: nothing there may be imported
             start_new_session=True,
             close_fds=True,
             env=env,
@@ -735,7 +1067,7 @@ def wait_ready(home: str | Path, timeout: float = 30.0) -> dict[str, Any] | None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = call(home, "ping", timeout=1.0)
-        if status is not None:
+        if status is not None and status.get("ready", True):
             return status
         time.sleep(0.05)
     return None
