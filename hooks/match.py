@@ -133,6 +133,7 @@ DIAGNOSTIC_SUBS = {
     "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
     "events", "get-contexts", "current-context", "list-profiles",
 }  # fmt: skip
+_GET_LOOKS = {"kubectl", "oc", "helm", "gh", "gcloud", "az", "kubectx", "flux", "argocd", "aws"}
 # AWS-style read verbs: "aws sts get-caller-identity", "aws ecr describe-repositories".
 _DIAGNOSTIC_PREFIXES = ("list-", "describe-", "get-caller", "show-")
 
@@ -392,7 +393,7 @@ class Call:
     set a signature's ``present``/``absent`` items are checked against.
     """
 
-    __slots__ = ("argv", "env", "levels", "tokens", "flags", "values", "help")
+    __slots__ = ("argv", "env", "levels", "tokens", "flags", "values", "help", "flagvals")
 
     def __init__(self, argv: list[str], env: list[str] | None = None) -> None:
         self.argv = list(argv)
@@ -402,6 +403,7 @@ class Call:
         self.flags: list[str] = []  # flag names in order (no values)
         self.values: dict[str, list[str]] = {}  # flag -> values (explicit or tentative)
         self.help = False
+        self.flagvals: set[tuple[int, int]] = set()  # (level, word index) read as a flag's value
         self._parse()
 
     @property
@@ -488,8 +490,8 @@ class Call:
                         prev_flag = None
                     else:
                         prev_flag = "-" + body[-1] if body.isalpha() else name
-                if name in _HELP_FLAGS:
-                    self.help = True
+                if name in _HELP_FLAGS and (name != "-h" or i >= len(argv) or argv[i].startswith("-")):
+                    self.help = True  # "-h" is help alone, a value-taking flag otherwise (psql -h host)
                 continue
             # A positional word (or the value of the flag before it).
             if prev_flag is not None:
@@ -498,6 +500,8 @@ class Call:
             else:
                 flag_value = False
             prev_flag = None
+            if flag_value and level_words:
+                self.flagvals.add((len(self.levels) - 1, len(level_words)))
             if flag_value and not level_words:
                 # "kubectl --context x logs", "pnpm --filter web build": x/web are the flag's.
                 self._operand_token(word)
@@ -569,6 +573,11 @@ class Call:
         words = self.words_of(program)
         if not words:
             return []
+        level = next(k for k, (p, _) in enumerate(self.levels) if p == program)
+        # Skip words that may be a flag's value ("docker compose --profile dev up").
+        plain = [w for k, w in enumerate(words) if (level, k) not in self.flagvals]
+        if plain and _bare(plain[0]):
+            words = plain
         out = []
         for word in words:
             if not _bare(word):
@@ -618,8 +627,11 @@ def is_look(call: Call) -> bool:
     if call.outer in DIAGNOSTIC_PROGRAMS:
         return True
     subs = call.sub(call.program, depth=2) or call.sub(call.outer, depth=2)
-    if any(w in DIAGNOSTIC_SUBS or w.startswith(_DIAGNOSTIC_PREFIXES) for w in subs):
-        return True
+    for w in subs:
+        if w == "get" and call.program not in _GET_LOOKS:
+            continue  # "go get", "helm dependency get" change things
+        if w in DIAGNOSTIC_SUBS or w.startswith(_DIAGNOSTIC_PREFIXES):
+            return True
     return call.program == "git" and not subs
 
 
@@ -813,12 +825,13 @@ def check_edit(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool,
     for path, old, new in parts:
         if not path_matches(glob, path):
             continue
-        if present and not all(_text_hit(p, new) for p in present):
+        def mistake_in(text: str) -> bool:
+            return all(_text_hit(p, text) for p in present) and not any(_text_hit(a, text) for a in absent)
+
+        if not mistake_in(new):
             continue
         # Brought in by this edit, not merely kept from the old text.
-        if present and old and all(_text_hit(p, old) for p in present):
-            continue
-        if any(_text_hit(a, new) for a in absent):
+        if present and old and mistake_in(old):
             continue
         label = signature.get("pattern") or (present[0][3:] if present and present[0].startswith("re:") else "")
         return True, f"{path.rsplit('/', 1)[-1]} brings back {label or 'the change'}".strip()

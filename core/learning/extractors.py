@@ -74,7 +74,7 @@ BUILD_RE = re.compile(
 # the message; "don't"/"never" must be followed by a verb-ish word.
 _CORRECTION_RES = [
     re.compile(r"(?i)^\s*(?:no|nope|wrong|stop|wait)\b[\s,.!:;-]"),
-    re.compile(r"(?i)\b(?:don'?t|do not|never|stop|avoid)\s+(?:\w+)"),
+    re.compile(r"(?i)\b(?:don'?t|do not|never|stop|avoid)\s+[`'\"]?(?:\w+)"),
     re.compile(r"(?i)\binstead\b"),
     re.compile(r"(?i)\b(?:that'?s|that is|this is)\s+(?:wrong|incorrect|not (?:right|what))"),
     re.compile(r"(?i)\bshould(?:n'?t| not)\b"),
@@ -902,7 +902,9 @@ def best_fix_span(text: str, cmd: str, prog: str) -> str | None:
         call = sg.pick_call(span)
         if call is None or call.help or not prog or call.words_of(prog) is None:
             continue
-        new = len({t for t in call.tokens if not t.startswith(("exe:", "prog:"))} - mine)
+        new = len({t for t in call.tokens if not t.startswith(("exe:", "prog:", "pre:"))} - mine)
+        if mistake is not None and call.program == mistake.program:
+            new += len([f for f in mistake.flags if f not in call.flags])  # "npm audit fix" drops --force
         if new > best_new:
             best, best_new = span, new
     return best
@@ -950,8 +952,9 @@ def _correction_candidate(mistake: Step, text: str, steps: list[Step], after: in
         if fix_step is not None:
             fparts = sg.edit_parts(fix_step.tool, fix_step.call.tool_input or {})
             if fparts and fparts[0][0] == path:
-                sig = sg.derive_code(new, fparts[0][2], path)
-                fix_desc = {"tool": fix_step.tool, "path": path, "code": short_block(fparts[0][2], 400)}
+                fold, fnew = fparts[0][1] or new, fparts[0][2]
+                sig = sg.derive_code(fold, fnew, path)  # the fixing edit shows bad -> good itself
+                fix_desc = {"tool": fix_step.tool, "path": path, "code": short_block(fnew, 400)}
         if sig is None and path:
             sig = sg.derive_edit_alone(path, new, old)
     if rejected:
@@ -1080,6 +1083,7 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     spans = [s.strip() for s in _BACKTICK_RE.findall(body)]
     command_spans = [s for s in spans if sg.is_command_like(s) and sg.pick_call(s) is not None]
     low = body.lower()
+    named_flags = set(sg.flags_in_text(body))
 
     def names(step: Step) -> float:
         cmd = _shell_cmd(step)
@@ -1095,6 +1099,9 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                 score += 1.0 + similarity(span, cmd)
         if re.search(rf"(?<![\w-]){re.escape(call.program)}(?![\w-])", low):
             score += 0.5
+            for flag in named_flags:
+                # The call that carries the flag the marker asks for is the fix, not the mistake.
+                score += -0.75 if flag in call.flags else 0.25
         return score
 
     shell = [(names(s), s) for s in earlier if _shell_cmd(s) and not _is_look(s)]
@@ -1111,6 +1118,15 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                     break
         if fix is None:
             fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
+        if fix is None and named_flags:
+            # A later call of the same action that adds the flag the marker names.
+            for step in steps:
+                c = _shell_cmd(step)
+                if step.index > mistake.index and c and step.succeeded and sg.same_action(cmd, c):
+                    call = sg.pick_call(c)
+                    if call is not None and named_flags & set(call.flags) - set(sg.pick_call(cmd).flags):
+                        fix = c
+                        break
         sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
         return mistake.action, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
     # Code named in the body: the edit that brought it in (the fix, when a

@@ -65,6 +65,18 @@ INCIDENTAL_FLAGS = {
     "--no-color", "--progress", "--json", "-o", "--output", "--tail", "--since", "-w", "--watch", "-s",
     "--silent", "--no-pager", "-x", "--tb", "-p", "-n", "--namespace", "--context",
 }  # fmt: skip
+# Commands that prepare the toolchain for what follows on the line.
+ACTIVATION_PROGRAMS = {
+    "source", ".", "nvm", "fnm", "volta", "asdf", "pyenv", "rbenv", "conda", "mamba", "micromamba", "direnv",
+    "export", "ulimit", "corepack", "rustup", "sdk", "jenv", "goenv", "nodenv", "mise", "rtx", "module",
+}  # fmt: skip
+# Options that select where/as whom/with which config a program runs, for
+# every subcommand: a lesson that one is missing holds for all of them.
+GLOBAL_FLAGS = {
+    "--profile", "--region", "--context", "--kube-context", "--kubeconfig", "--project", "--account",
+    "--subscription", "--config", "-c", "--env", "--environment", "--host", "--endpoint-url", "--server",
+    "--cluster", "--org", "--tenant", "--workspace", "--config-file", "--settings",
+}  # fmt: skip
 # Programs a "command not found" turns into the whole mistake (the program itself).
 _NOT_FOUND_RE = re.compile(
     r"(?i)(command not found|not recognized as|no such file or directory|is not installed|not found in path)"
@@ -112,6 +124,18 @@ def pick_call(command: str) -> Call | None:
     calls = parse_command(command or "")
     work = [c for c in calls if c.levels and c.outer not in SETUP_PROGRAMS]
     return work[-1] if work else (calls[-1] if calls else None)
+
+
+def _pick_like(command: str, like: Call) -> Call | None:
+    """The simple command of ``command`` that best answers ``like``: the same
+    program and subcommand, else the same program, else the working one."""
+    calls = [c for c in parse_command(command or "") if c.levels and c.outer not in SETUP_PROGRAMS]
+    same = [c for c in calls if like.program in [p for p, _ in c.levels]]
+    exact = [c for c in same if c.sub(like.program)[:1] == like.sub(like.program)[:1]]
+    for group in (exact, same):
+        if group:
+            return group[0]
+    return pick_call(command)
 
 
 def work_text(command: str) -> str:
@@ -189,7 +213,7 @@ def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[
     m = pick_call(mistake)
     if m is None or not m.levels or m.help:
         return None
-    f = pick_call(fix) if fix else None
+    f = _pick_like(fix, m) if fix else None
     if f is not None and (not f.levels or f.help):
         f = None
     sig: dict[str, Any] | None
@@ -201,7 +225,7 @@ def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[
     if sig is None:
         return None
     sig = {"v": SIG_VERSION, "kind": "command", **sig}
-    if is_look(m):
+    if is_look(m) or sig.get("looks"):
         sig["looks"] = True  # the mistake was itself a read-only call (kubectl logs …)
     if fix:
         sig["fix"] = " ".join(fix.split())[:200]
@@ -262,6 +286,7 @@ def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
     if prog in _RUNNERS and not _RUNNERS[prog]:
         return out  # npx/bunx/uvx: the runner is the mistake, not what it ran
     if why and _NOT_FOUND_RE.search(why):
+        out["looks"] = True
         return out  # the program itself is missing: every call of it fails
     sub = _sub_words(m, prog)
     if sub:
@@ -277,8 +302,14 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     msub, fsub = m.sub(prog), f.sub(prog)
     if msub and fsub and msub[0] != fsub[0]:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
-        return {"program": prog, "sub": msub}
+        out: dict[str, Any] = {"program": prog, "sub": msub}
+        flags = [flag_item(t, prog) for t in _collapse(m.flags) if t not in INCIDENTAL_FLAGS and t != "--"]
+        if flags:
+            out["present"] = flags[:3]
+        return out
     # Runner / environment / executable changes.
+    removed = {t for t in removed if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
+    added = {t for t in added if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
     for tok in sorted(removed):
         if tok.startswith(("via:", "env:", "run:", "pre:")) and "=" not in tok:
             present.append(tok)
@@ -332,7 +363,7 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
         # staging" without "--region"; "git rebase -i" without GIT_EDITOR),
         # except flags that only tune output or build mode.
         for flag in _collapse(m_flags):
-            if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--":
+            if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--" and m.values.get(flag):
                 present.append(flag_item(flag, prog))
     if not present and not absent:
         # Only values changed: the mistake's distinctive value, literally.
@@ -355,6 +386,8 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     )
     sub = _sub_words(m, prog)
     toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call
+    # A missing global option (--profile, --context, -c config) is missing from every subcommand.
+    toolchain = toolchain or (not present and any(a in GLOBAL_FLAGS for a in absent))
     if sub and not strong and not toolchain:
         out["sub"] = sub
     if present:
@@ -556,12 +589,12 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 c0, paren = call
                 callee = bt[c0 : paren + 1]
                 if bt[i1 - 1] == "(" and bt[i1] == ")":
-                    consider(8.0, [_pattern([*callee, ")"], set(callee))], [], "".join(callee) + ")")
+                    consider(8.0, [_pattern([*callee, ")"], keep)], [], "".join(callee) + ")")
                 kw = next((t for k, t in enumerate(inserted) if _IDENT_RE.match(t) and k + 1 < len(inserted) and inserted[k + 1] == "="), "")
                 if kw:
                     consider(
                         7.0,
-                        [_pattern(callee, set(callee))],
+                        [_pattern(callee, keep)],
                         [rf"\b{re.escape(kw)}\s*="],
                         f"{''.join(callee)}…) without {kw}=",
                     )
@@ -587,6 +620,10 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 kept = sum(1 for t in window if t in keep)
                 removed = sum(1 for k in range(lo, hi) if i1 <= k < i2)
                 score = kept * 3 + removed + (0.5 if anchored else 0) - 0.3 * len(window)
+                if hi < len(bt) and _IDENT_RE.match(bt[hi - 1]) and bt[hi] in (".", "(", "::", "?."):
+                    score -= 1.0  # stops inside a member chain or before a call's parenthesis
+                if lo > 0 and bt[lo] in (".", "::", "?."):
+                    score -= 1.0
                 consider(score, [pat], [], " ".join(window))
     if best is None:
         return None
@@ -792,4 +829,16 @@ def same_action(a: str, b: str) -> bool:
     ca, cb = pick_call(a), pick_call(b)
     if ca is None or cb is None or not ca.levels or not cb.levels or ca.program != cb.program:
         return False
-    return ca.sub(ca.program)[:1] == cb.sub(cb.program)[:1]
+    if ca.help or cb.help:
+        return False
+    sa, sb = ca.sub(ca.program)[:1], cb.sub(cb.program)[:1]
+    return bool(sa) and sa == sb
+
+
+def flags_in_text(text: str) -> list[str]:
+    """Flags written in advice text (``--context``, ``-c``), in order."""
+    out: list[str] = []
+    for flag in _FLAG_IN_TEXT_RE.findall(text or ""):
+        if flag not in out and not flag.startswith("---"):
+            out.append(flag)
+    return out
