@@ -625,7 +625,7 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
         if ep.fix is None or len(ep.variants) != 1:
             continue
         mistake, fix = ep.variants[0], _shell_cmd(ep.fix)
-        if normalize(sg.work_text(fix)) == normalize(sg.work_text(mistake)):
+        if sg.work_argv(fix) == sg.work_argv(mistake):
             continue  # the same call worked on a retry: flaky, nothing to learn
         err = _why(ep.failures[-1])
         changed = _diff_words(mistake, fix)
@@ -869,6 +869,27 @@ def _mentions(text: str, step: Step) -> float:
     return score
 
 
+def _named_segment(command: str, text: str) -> str:
+    """The part of a compound line a correction is about (``rm -rf data/ &&
+    mkdir data`` + "don't rm -rf data/" -> ``rm -rf data/``)."""
+    calls = sg.parse_command(command or "")
+    if len(calls) < 2 or not text:
+        return command
+    low = text.lower()
+    best, best_score = command, 0.0
+    for call in calls:
+        if not call.levels:
+            continue
+        score = 0.0
+        if re.search(rf"(?<![\w-]){re.escape(call.outer)}(?![\w-])", low):
+            score += 1.0
+        score += sum(0.5 for f in call.flags if f.lower() in low)
+        score += sum(0.5 for w in call.argv[1:] if len(w) >= 3 and w.lower().strip("./") in low)
+        if score > best_score:
+            best, best_score = " ".join(sg.quote(w) for w in call.env + call.argv), score
+    return best
+
+
 def _pick_corrected(text: str, exchange: list[Step]) -> Step | None:
     """The call a correction is about: the one it names; else the last call
     that did something (status queries, reads, builds and test runs are not
@@ -936,7 +957,7 @@ def _fix_after(steps: list[Step], start: int, mistake: Step, text: str) -> tuple
 def _correction_candidate(mistake: Step, text: str, steps: list[Step], after: int, rejected: bool) -> LessonCandidate:
     prev = mistake.action
     why = f"user: {short(text, 300)}" if text else "user rejected the call"
-    cmd = _shell_cmd(mistake)
+    cmd = _named_segment(_shell_cmd(mistake), text)
     fix_cmd, fix_step = _fix_after(steps, after, mistake, text)
     sig: dict | None = None
     fix_desc: dict | None = None
@@ -1116,8 +1137,6 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                 if step.index > mistake.index and c and step.succeeded and not _is_look(step) and related(cmd, c):
                     fix = c
                     break
-        if fix is None:
-            fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
         if fix is None and named_flags:
             # A later call of the same action that adds the flag the marker names.
             for step in steps:
@@ -1127,6 +1146,8 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                     if call is not None and named_flags & set(call.flags) - set(sg.pick_call(cmd).flags):
                         fix = c
                         break
+        if fix is None:
+            fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
         sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
         return mistake.action, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
     # Code named in the body: the edit that brought it in (the fix, when a

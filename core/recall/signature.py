@@ -74,7 +74,7 @@ ACTIVATION_PROGRAMS = {
 # every subcommand: a lesson that one is missing holds for all of them.
 GLOBAL_FLAGS = {
     "--profile", "--region", "--context", "--kube-context", "--kubeconfig", "--project", "--account",
-    "--subscription", "--config", "-c", "--env", "--environment", "--host", "--endpoint-url", "--server",
+    "--subscription", "--config", "--env", "--environment", "--host", "--endpoint-url", "--server",
     "--cluster", "--org", "--tenant", "--workspace", "--config-file", "--settings",
 }  # fmt: skip
 # Programs a "command not found" turns into the whole mistake (the program itself).
@@ -253,6 +253,16 @@ def _alone(m: Call, why: str = "") -> dict[str, Any]:
     ops = [o for o in _operands(m, prog) if len(o) >= 2]
     named_ops = [o for o in ops if named(o) or named(o.rstrip("/"))]
     present = [flag_item(t, prog) for t in named_flags] + named_ops[:2]
+    if not present and low:
+        # A word the reason names inside a value ("prod" in -var-file=envs/prod.tfvars).
+        parts = []
+        for values in m.values.values():
+            for v in values:
+                parts += [p for p in re.split(r"[/.=:_,-]+", v.lower()) if len(p) >= 3 and p.isalpha()]
+        for word in dict.fromkeys(parts):
+            if named(word) and word not in ("the", "and", "for", "not", "with", "from", "env", "envs"):
+                present.append(f"*{word}*")
+                break
     if not present:
         present = [flag_item(t, prog) for t in _collapse(flags)]
         if not sub:
@@ -300,10 +310,16 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     present: list[str] = []
     absent: list[str] = []
     msub, fsub = m.sub(prog), f.sub(prog)
-    if msub and fsub and msub[0] != fsub[0]:
+    setup = {t for t in added if t.startswith(("via:", "env:", "run:", "pre:", "exe:")) and "=" not in t}
+    setup = {t for t in setup if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
+    if msub and fsub and msub[0] != fsub[0] and not setup:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
         out: dict[str, Any] = {"program": prog, "sub": msub}
-        flags = [flag_item(t, prog) for t in _collapse(m.flags) if t not in INCIDENTAL_FLAGS and t != "--"]
+        flags = [
+            flag_item(t, prog)
+            for t in _collapse(m.flags)
+            if t not in INCIDENTAL_FLAGS and t != "--" and t not in GLOBAL_FLAGS and m.values.get(t)
+        ]
         if flags:
             out["present"] = flags[:3]
         return out
@@ -358,13 +374,14 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     if not present:
         # Only the fix added something: the mistake is its absence.
         if not env_or_runner_fix:  # the runner/environment is the fix; its flags are incidental
-            absent += [t for t in _collapse(added_flags) if t != "--"]
+            absent += [t for t in _collapse(added_flags) if t != "--" and t not in INCIDENTAL_FLAGS]
         # Flags both had are the context of the mistake ("deploy.sh --env
         # staging" without "--region"; "git rebase -i" without GIT_EDITOR),
         # except flags that only tune output or build mode.
         for flag in _collapse(m_flags):
             if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--" and m.values.get(flag):
-                present.append(flag_item(flag, prog))
+                if flag.startswith("--") or not m.sub(prog):
+                    present.append(flag_item(flag, prog))
     if not present and not absent:
         # Only values changed: the mistake's distinctive value, literally.
         for flag, mvals in m.values.items():
@@ -387,7 +404,9 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     sub = _sub_words(m, prog)
     toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call
     # A missing global option (--profile, --context, -c config) is missing from every subcommand.
-    toolchain = toolchain or (not present and any(a in GLOBAL_FLAGS for a in absent))
+    toolchain = toolchain or (not present and any(_is_global(a, f) for a in absent))
+    if m.values and is_look(m):
+        toolchain = False
     if sub and not strong and not toolchain:
         out["sub"] = sub
     if present:
@@ -395,6 +414,18 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     if absent:
         out["absent"] = absent
     return out
+
+
+_CONFIG_EXTS = ("ini", "toml", "yaml", "yml", "json", "cfg", "conf", "hcl", "env")
+
+
+def _is_global(flag: str, fix: Call) -> bool:
+    """A global option: one of GLOBAL_FLAGS, or any flag whose value in the
+    fix is a config file (``alembic -c migrations/alembic.ini``)."""
+    if flag in GLOBAL_FLAGS:
+        return True
+    values = fix.values.get(flag) or []
+    return any(_ext(v) in _CONFIG_EXTS for v in values)
 
 
 def _canon(flag: str, program: str) -> str:
@@ -589,11 +620,12 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 c0, paren = call
                 callee = bt[c0 : paren + 1]
                 if bt[i1 - 1] == "(" and bt[i1] == ")":
-                    consider(8.0, [_pattern([*callee, ")"], keep)], [], "".join(callee) + ")")
+                    kept = sum(1 for t in callee if t in keep)
+                    consider(2.0 + kept, [_pattern([*callee, ")"], keep)], [], "".join(callee) + ")")
                 kw = next((t for k, t in enumerate(inserted) if _IDENT_RE.match(t) and k + 1 < len(inserted) and inserted[k + 1] == "="), "")
                 if kw:
                     consider(
-                        7.0,
+                        6.0,
                         [_pattern(callee, keep)],
                         [rf"\b{re.escape(kw)}\s*="],
                         f"{''.join(callee)}…) without {kw}=",
@@ -622,8 +654,11 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 score = kept * 3 + removed + (0.5 if anchored else 0) - 0.3 * len(window)
                 if hi < len(bt) and _IDENT_RE.match(bt[hi - 1]) and bt[hi] in (".", "(", "::", "?."):
                     score -= 1.0  # stops inside a member chain or before a call's parenthesis
-                if lo > 0 and bt[lo] in (".", "::", "?."):
-                    score -= 1.0
+                literal_at = [k for k, t in enumerate(window) if t in keep]
+                if literal_at:
+                    trailing = window[literal_at[-1] + 1 :]
+                    if trailing and all(t in ")]};," for t in trailing):
+                        score -= 0.4 * len(trailing)  # "#![allow(dead_code" also catches "dead_code, x)"
                 consider(score, [pat], [], " ".join(window))
     if best is None:
         return None
@@ -677,8 +712,8 @@ _EDIT_TRIGGER_RE = re.compile(
 
 def is_command_like(text: str) -> bool:
     text = (text or "").strip()
-    if not text or "\n" in text or len(text) > 400 or text.endswith("."):
-        return False
+    if not text or "\n" in text or len(text) > 400 or re.search(r"[A-Za-z]\.$", text):
+        return False  # a sentence, not a command ("./..." and "x ." are fine)
     words = text.split()
     if len(words) > 30:
         return False
@@ -842,3 +877,17 @@ def flags_in_text(text: str) -> list[str]:
         if flag not in out and not flag.startswith("---"):
             out.append(flag)
     return out
+
+
+def work_argv(command: str) -> tuple[str, ...]:
+    """The working simple command's environment and argv, exactly (quoting and
+    empty arguments kept: ``sed -i ''`` is not ``sed -i``)."""
+    call = pick_call(command)
+    return tuple(call.env + call.argv) if call is not None else ()
+
+
+def quote(word: str) -> str:
+    """Shell-quote one word for display and re-parsing."""
+    from twiceshy.hooks.match import _quote
+
+    return _quote(word) if word else "''"
