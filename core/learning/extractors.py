@@ -926,6 +926,8 @@ def best_fix_span(text: str, cmd: str, prog: str) -> str | None:
         new = len({t for t in call.tokens if not t.startswith(("exe:", "prog:", "pre:"))} - mine)
         if mistake is not None and call.program == mistake.program:
             new += len([f for f in mistake.flags if f not in call.flags])  # "npm audit fix" drops --force
+            if new and call.sub(call.program) == mistake.sub(mistake.program):
+                new += 2  # the same action done right beats another action
         if new > best_new:
             best, best_new = span, new
     return best

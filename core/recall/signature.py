@@ -62,8 +62,8 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
 # Flags that tune output, verbosity or build mode: never what made a call wrong.
 INCIDENTAL_FLAGS = {
     "-q", "-v", "-vv", "-vvv", "--quiet", "--verbose", "--release", "--debug", "-y", "--yes", "--color",
-    "--no-color", "--progress", "--json", "-o", "--output", "--tail", "--since", "-w", "--watch", "-s",
-    "--silent", "--no-pager", "-x", "--tb", "-p", "-n", "--namespace", "--context",
+    "--no-color", "--progress", "--json", "-o", "--output", "--tail", "--since", "-w", "--watch",
+    "--silent", "--no-pager", "--tb",
 }  # fmt: skip
 # Commands that prepare the toolchain for what follows on the line.
 ACTIVATION_PROGRAMS = {
@@ -312,7 +312,7 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     msub, fsub = m.sub(prog), f.sub(prog)
     setup = {t for t in added if t.startswith(("via:", "env:", "run:", "pre:", "exe:")) and "=" not in t}
     setup = {t for t in setup if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
-    if msub and fsub and msub[0] != fsub[0] and not setup:
+    if msub and fsub and msub != fsub and not setup:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
         out: dict[str, Any] = {"program": prog, "sub": msub}
         flags = [
@@ -371,6 +371,7 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     added_flags = [
         t for t in f.flags if t not in set(m_flags) and _canon(t, prog) not in {_canon(x, prog) for x in m_flags}
     ]
+    delta_present = list(present)
     if not present:
         # Only the fix added something: the mistake is its absence.
         if not env_or_runner_fix:  # the runner/environment is the fix; its flags are incidental
@@ -405,10 +406,12 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call
     # A missing global option (--profile, --context, -c config) is missing from every subcommand.
     toolchain = toolchain or (not present and any(_is_global(a, f) for a in absent))
-    if m.values and is_look(m):
-        toolchain = False
+    if is_look(m):
+        strong = toolchain = False  # a lesson about a read-only call stays with its subcommand
     if sub and not strong and not toolchain:
         out["sub"] = sub
+    elif sub and toolchain and len(sub) > 1 and sub[0] == "compose":
+        out["sub"] = sub[:1]  # "docker compose" is a tool of its own: its options stay with it
     if present:
         out["present"] = present
     if absent:
