@@ -406,6 +406,8 @@ class Policy:
 
     @hookimpl
     def pre_tool(self, event, ctx):
+        if event.read_only:  # every call reaches every plugin; like the builtin recall, skip read-only ones
+            return None
         if "force" in event.action_text():
             return Decision(action="deny", reason="twiceshy: force-push broke main last time")
         return Decision(action="warn", context="twiceshy: last time this needed --verbose")

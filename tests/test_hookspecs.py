@@ -1,18 +1,19 @@
-"""Meta-tests on the plugin system (after datasette's): every hook is documented
-and implemented, every agent plugin is complete, a failing plugin is isolated,
-a disabled builtin stays out, and pre_tool decisions merge with deny winning."""
+"""Meta-tests on the plugin system (after datasette's): every hook is documented,
+implemented and has its own ``test_hook_<name>``, every agent plugin is complete,
+a failing plugin is isolated, a disabled builtin stays out, and pre_tool
+decisions merge with deny winning. Call order and wrappers: tests/test_plugin_calls.py."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 from pathlib import Path
 
-import pluggy
 import pytest
 from twiceshy.base.types import CoreEvent, Decision
 from twiceshy.plugin import hookspecs
 from twiceshy.plugin.hookspecs import hookimpl
-from twiceshy.plugin.manager import BUILTIN_PLUGINS, agent_names, call_each, make_manager
+from twiceshy.plugin.manager import BUILTIN_PLUGINS, PluginManager, agent_names, call_each, make_manager
 
 SPECS = {
     name: fn for name, fn in vars(hookspecs).items() if callable(fn) and hasattr(fn, hookspecs.PROJECT_NAME + "_spec")
@@ -25,6 +26,21 @@ def test_every_hookspec_is_documented() -> None:
     for name, fn in SPECS.items():
         doc = inspect.getdoc(fn) or ""
         assert len(doc) > 60, f"hookspec {name} needs a docstring saying when it fires and what its return means"
+
+
+def test_every_lifecycle_hookspec_has_its_own_test() -> None:
+    """datasette's rule: a hook without a ``test_hook_<name>`` is a hook nobody checked."""
+    tests = set()
+    for path in Path(__file__).parent.glob("test_*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tests |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name.startswith("test_hook_")}
+    missing = [
+        name
+        for name in SPECS
+        if not name.startswith("agent_")
+        and not any(t == f"test_hook_{name}" or t.startswith(f"test_hook_{name}_") for t in tests)
+    ]
+    assert not missing, f"hooks without a test_hook_<name> test: {missing}"
 
 
 def test_every_hookspec_has_an_implementation() -> None:
@@ -75,9 +91,9 @@ class Denier:
         return Decision(action="deny", reason="no")
 
 
-def _bare_pm(*plugins: object) -> pluggy.PluginManager:
-    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
-    pm.add_hookspecs(hookspecs)
+def _bare_pm(*plugins: object) -> PluginManager:
+    """A manager with the hookspecs and only ``plugins`` (no builtins)."""
+    pm = PluginManager()
     for p in plugins:
         pm.register(p)
     return pm
@@ -125,10 +141,21 @@ def test_session_state_is_bounded_and_lru(ctx) -> None:
     from twiceshy.engine.context import MAX_SESSIONS
 
     first = ctx.session("s-0")
-    first["warnings"] = 2
+    first.warnings = 2
     for i in range(1, MAX_SESSIONS + 10):
         ctx.session(f"s-{i}")
         ctx.session("s-0")  # keep s-0 recently used
     assert len(ctx.sessions) == MAX_SESSIONS
-    assert ctx.session("s-0")["warnings"] == 2
+    assert ctx.session("s-0").warnings == 2
     assert "s-1" not in ctx.sessions
+
+
+def test_session_state_is_typed(ctx) -> None:
+    state = ctx.session("typed")
+    assert state.shown == set() and state.warnings == 0 and state.shown_log == [] and state.context_sent is False
+    state.plugins["my-plugin"] = {"seen": 1}
+    assert ctx.session("typed").plugins == {"my-plugin": {"seen": 1}}
+    # Mapping-style access still reads the same fields, and a misspelt key fails instead of adding state.
+    assert state["warnings"] == 0 and state.get("held") is None
+    with pytest.raises(KeyError):
+        state["shown_logs"] = []

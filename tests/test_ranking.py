@@ -146,7 +146,7 @@ def test_warns_once_per_session(ctx) -> None:
     again = recall.pre_tool(bash("git push --force origin main", session="s2"), ctx)
     assert again is not None and again.action == "warn"  # a new session sees it again
     assert ctx.store.get(exp.id).hits == 2
-    shown = ctx.session("s1")["shown_log"]
+    shown = ctx.session("s1").shown_log
     assert shown[0]["exp_id"] == exp.id and shown[0]["action"] == "git push --force origin main"
 
 

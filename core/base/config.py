@@ -126,6 +126,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     },
     "plugins": {
         "disabled": (list, []),
+        # any other key: plugins.<name> is that plugin's own mapping (EngineContext.plugin_config)
     },
 }
 
@@ -231,6 +232,12 @@ def _merge_file(config: dict[str, dict[str, Any]], path: Path, ignored: list[str
                 and (section == "plugins" or key in SCHEMA[section])
             ):
                 ignored.append(f"{section}.{key}")
+                continue
+            if section == "plugins" and key not in SCHEMA[section]:
+                # plugins.<name>: a plugin's own settings (ctx.plugin_config(name)), not checked here.
+                if value is not None and not isinstance(value, dict):
+                    raise ConfigError(f"{path}: plugins.{key} must be a mapping (a plugin's own settings)")
+                config[section][key] = {**(config[section].get(key) or {}), **(value or {})}
                 continue
             if key not in SCHEMA[section]:
                 raise ConfigError(f"{path}: unknown key {section}.{key} (known: {', '.join(SCHEMA[section])})")

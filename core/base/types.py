@@ -76,6 +76,9 @@ class CoreEvent:
     transcript_path: str | None = None
     timestamp: float = field(default_factory=time.time)
     raw: dict[str, Any] = field(default_factory=dict)
+    # Set by the dispatcher for a pre-tool call that cannot change anything
+    # (twiceshy.recall.readonly): every plugin still sees the call; recall skips it.
+    read_only: bool = False
 
     @property
     def command(self) -> str | None:

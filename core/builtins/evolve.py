@@ -1,8 +1,10 @@
-"""The ``twiceshy evolve`` and ``twiceshy timeline`` commands.
+"""The evolve cycle after each session (``session_learned``) and the ``twiceshy evolve`` and
+``twiceshy timeline`` commands.
 
-The cycle itself lives in :mod:`twiceshy.learning.evolve`; the engine runs it after each
-session end (``dispatch.run_session_end`` calls :func:`twiceshy.learning.evolve.after_session`,
-which is skipped when this builtin is disabled in ``plugins.disabled``).
+The cycle itself lives in :mod:`twiceshy.learning.evolve`; this plugin runs it once a
+session's lessons are stored (:func:`twiceshy.learning.evolve.after_session`: promote, demote,
+decay, generalise; a Stop runs it at most every 10 minutes). Disable the ``evolve`` builtin in
+``plugins.disabled`` and no cycle runs after sessions.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from datetime import datetime
 from pathlib import Path
 
 import click
+from twiceshy.base.types import CoreEvent, Experience
+from twiceshy.engine.context import EngineContext
+from twiceshy.learning.evolve import after_session
 from twiceshy.plugin.hookspecs import hookimpl
+
+
+@hookimpl
+def session_learned(lessons: list[Experience], event: CoreEvent, ctx: EngineContext) -> None:
+    after_session(ctx, event)
 
 
 def _ctx():

@@ -2,8 +2,8 @@
 
 Cheap on the hook path: it reads the session's ``shown_log`` (written by the
 recall plugin) and inserts rows into the judge queue; the verdicts are
-decided later by the engine's worker, registered here with
-:func:`twiceshy.engine.server.register_worker` (outside an engine,
+decided later by the engine's worker, which this plugin hands the engine
+through the ``register_workers`` hook (outside an engine,
 ``twiceshy.brain.judge.process_pending`` drains the queue synchronously).
 """
 
@@ -13,15 +13,18 @@ import threading
 
 from twiceshy.base.types import CoreEvent
 from twiceshy.brain.judge import enqueue, make_items, run_worker
-from twiceshy.engine.context import EngineContext
-from twiceshy.engine.server import register_worker
+from twiceshy.engine.context import EngineContext, Worker
 from twiceshy.plugin.hookspecs import hookimpl
 
 
-@register_worker
 def judge_worker(ctx: EngineContext, stop: threading.Event) -> None:
     """The engine runs this in its own thread: drain the verdict queue."""
     run_worker(ctx, stop)
+
+
+@hookimpl
+def register_workers(ctx: EngineContext) -> list[Worker]:
+    return [judge_worker]
 
 
 @hookimpl
@@ -29,7 +32,7 @@ def post_tool(event: CoreEvent, ctx: EngineContext) -> None:
     if not ctx.config.get("judge", "enabled"):
         return None
     session = ctx.session(event.session_id)
-    if not session.get("shown_log"):
+    if not session.shown_log:
         return None
     items = make_items(event, session, window=max(1, int(ctx.config.get("judge", "window"))))
     enqueue(items)

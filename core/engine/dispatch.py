@@ -3,6 +3,14 @@
 Used by the resident engine for every request and by ``twiceshy hook`` (the
 in-process path). Never raises: any failure of ours is logged and the agent
 gets the empty output, which every agent reads as "carry on" (fail open).
+
+The pipeline: the payload is parsed once, by the agent plugin, into a typed
+:class:`CoreEvent` (:func:`parse_event`, which also marks ``read_only``);
+:func:`handle_event` runs the lifecycle hooks through pluggy; the agent
+plugin formats the decision. Every pre-tool call reaches every plugin's
+``pre_tool`` — read-only ones too, with ``event.read_only`` set. Session end
+is three hooks: ``session_end`` (extract), ``store_lessons`` (dedup, store),
+``session_learned`` (evolve, context files, third-party).
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from typing import Any
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
 from twiceshy.engine.context import EngineContext
+from twiceshy.plugin.guard import raise_in_tests
 from twiceshy.plugin.manager import call_each
 from twiceshy.recall.delivery import deliver
 from twiceshy.recall.readonly import is_read_only_event
@@ -39,18 +48,30 @@ def scrub_surrogates(value: Any) -> Any:
 
 
 def parse_event(ctx: EngineContext, agent: str, native_event: str, payload: Any) -> CoreEvent | None:
+    """The typed event for one native payload (``None``: no agent plugin claims ``agent``).
+
+    Raises ``ValueError`` for a payload the agent plugin cannot read."""
     payload = scrub_surrogates(payload)
     if not isinstance(payload, dict):
         raise ValueError(f"payload must be a JSON object, got {type(payload).__name__}")
-    return ctx.pm.hook.agent_parse_payload(agent=agent, native_event=native_event, payload=payload)
+    event = ctx.pm.hook.agent_parse_payload(agent=agent, native_event=native_event, payload=payload)
+    if isinstance(event, CoreEvent) and event.kind == "pre_tool":
+        event.read_only = is_read_only_event(event)  # a fact about the call; each plugin decides what it means
+    return event
+
+
+def _decisions(answers: list[Any]) -> list[Decision]:
+    """pre_tool answers that are decisions (a wrapper may have returned anything)."""
+    good = [d for d in answers if isinstance(d, Decision)]
+    if len(good) != len(answers):
+        record_error("dispatch.pre_tool", f"ignored {len(answers) - len(good)} answer(s) that are not a Decision")
+    return good
 
 
 def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
     """Run the lifecycle hooks for one parsed event; return what to tell the agent."""
     if event.kind == "pre_tool":
-        if ctx.config.get("hook", "readonly_skip") and is_read_only_event(event):
-            return Decision.allow()  # cannot mutate: no search at all (twiceshy.recall.readonly)
-        merged = Decision.merge(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx))
+        merged = Decision.merge(_decisions(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx)))
         # Issue 16 delivery: a warning becomes a one-time hold (deny once, the identical
         # retry passes), stays context, or is silenced, per retrieval.warn. Rule denies pass through.
         return deliver(ctx, event, merged)
@@ -66,49 +87,48 @@ def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
     return Decision.allow()
 
 
-def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
-    """Read the transcript, pool every extractor's lessons, store them. Returns lessons stored."""
-    from twiceshy.learning.ingest import ingest_candidates
+def read_transcript(ctx: EngineContext, event: CoreEvent) -> list[Any]:
+    """The session's transcript as the agent plugin reads it (``[]`` when there is none)."""
+    if not event.transcript_path:
+        return []
+    path = Path(event.transcript_path).expanduser()
+    if not path.is_file():
+        return []
+    try:
+        return ctx.pm.hook.agent_read_transcript(agent=event.agent, path=path) or []
+    except Exception as exc:  # an unreadable transcript: still evolve and refresh below
+        record_error("dispatch.transcript", exc, agent=event.agent)
+        if raise_in_tests():
+            raise
+        return []
 
-    transcript: list[Any] = []
-    if event.transcript_path:
-        path = Path(event.transcript_path).expanduser()
-        if path.is_file():
-            transcript = ctx.pm.hook.agent_read_transcript(agent=event.agent, path=path) or []
+
+def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
+    """Extract (``session_end``), store (``store_lessons``), then ``session_learned``.
+    Returns how many lessons the session taught (new or seen again)."""
+    transcript = read_transcript(ctx, event)
     pooled = []
     for result in call_each(ctx.pm, "session_end", event=event, ctx=ctx, transcript=transcript):
-        pooled.extend(result)
-    stored = ingest_candidates(ctx, pooled, event)
-    from twiceshy.learning.evolve import after_session  # promote/demote/decay/generalise; fails open
-
-    after_session(ctx, event)
-    if ctx.config.get("context", "auto_write") and event.cwd:
-        _refresh_context_files(ctx, event)
-    return stored
-
-
-def _refresh_context_files(ctx: EngineContext, event: CoreEvent) -> None:
-    """Rewrite the managed block of every agent installed in this project, so
-    the next session starts with what this one taught. Fails open."""
-    from twiceshy.base.project import project_root
-    from twiceshy.guidance.render import write_agent_contexts
-
-    try:
-        root = project_root(event.cwd)
-        if root.is_dir():
-            for row in write_agent_contexts(ctx, root, only_if_content=True):
-                if "error" in row:
-                    record_error("context.auto_write", row["error"], agent=row["agent"], path=str(row["path"]))
-    except Exception as exc:
-        record_error("context.auto_write", exc)
+        pooled.extend(result if isinstance(result, list) else [result])
+    lessons = ctx.pm.hook.store_lessons(candidates=pooled, event=event, ctx=ctx) if pooled else None
+    learned = list(lessons) if isinstance(lessons, list) else []
+    ctx.pm.hook.session_learned(lessons=learned, event=event, ctx=ctx)
+    return len(learned)
 
 
 def handle_hook(
-    ctx: EngineContext, agent: str, native_event: str, payload: Any, info: dict[str, Any] | None = None
+    ctx: EngineContext,
+    agent: str,
+    native_event: str,
+    payload: Any,
+    info: dict[str, Any] | None = None,
+    event: CoreEvent | None = None,
 ) -> NativeOutput:
-    """``info``, when given, receives ``kind`` and ``action`` (for the engine's event log)."""
+    """``info``, when given, receives ``kind`` and ``action`` (for the engine's event log).
+    ``event``, when the caller parsed the payload already, is used as is (parsed once)."""
     try:
-        event = parse_event(ctx, agent, native_event, payload)
+        if event is None:
+            event = parse_event(ctx, agent, native_event, payload)
         if event is None:
             record_error("dispatch.parse", f"no plugin handles agent {agent!r}", native_event=native_event)
             return FAIL_OPEN

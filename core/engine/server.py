@@ -79,8 +79,8 @@ _current: Engine | None = None
 def register_worker(fn: Worker) -> Worker:
     """Run ``fn(ctx, stop_event)`` in its own daemon thread inside the engine.
 
-    Call at import time of a plugin module (builtins are imported before the
-    engine starts its workers). ``fn`` should return soon after
+    A plugin returns its workers from the ``register_workers`` hook instead;
+    this is for code that runs before the engine starts. ``fn`` should return soon after
     ``stop_event`` is set. Usable as a decorator. Outside an engine
     (``twiceshy hook``, the CLI) registered workers never run.
     """
@@ -510,7 +510,13 @@ class Engine:
     def _start_threads(self) -> None:
         self._spawn(self._spool_loop, "twiceshy-spool")
         self._spawn(self._jobs_loop, "twiceshy-jobs")
-        for worker in list(BACKGROUND_WORKERS):
+        # Plugins hand their workers over through the register_workers hook (ctx.workers()).
+        self._workers = list(BACKGROUND_WORKERS)
+        try:
+            self._workers += [w for w in self.ctx.workers() if w not in self._workers]
+        except Exception as exc:
+            record_error("engine.workers", exc)
+        for worker in self._workers:
             self._spawn(self._run_worker, f"twiceshy-worker-{getattr(worker, '__name__', 'w')}", worker)
 
     def _spawn(self, target: Callable[..., Any], name: str, *args: Any) -> None:
@@ -977,7 +983,7 @@ class Engine:
         if event is not None and event.kind == "pre_tool":
             session = ctx.session(event.session_id)  # type: ignore[union-attr]
             log_before = len(session.get("shown_log") or [])
-        out = handle_hook(ctx, agent, native_event, payload, info)  # type: ignore[arg-type]
+        out = handle_hook(ctx, agent, native_event, payload, info, event=event)  # type: ignore[arg-type]  # parsed once
         entry.update(kind=info.get("kind"), action=info.get("action", "error"), path="live")
         if session is not None and log_before is not None:
             self._note_delivery(event_id, event.session_id, session.get("shown_log") or [], log_before)  # type: ignore[union-attr]
@@ -1015,7 +1021,7 @@ class Engine:
             "rss_bytes": rss_bytes(os.getpid()),
             "idle_timeout_s": self.idle_timeout_s,
             "spool_pending": pending,
-            "workers": [getattr(w, "__name__", str(w)) for w in BACKGROUND_WORKERS],
+            "workers": [getattr(w, "__name__", str(w)) for w in getattr(self, "_workers", BACKGROUND_WORKERS)],
             "python": sys.executable,
         }
 

@@ -201,9 +201,15 @@ def candidate_key(cand: LessonCandidate) -> str:
     return hashlib.sha256(f"{cand.kind}|{normalize(cand.trigger)}".encode()).hexdigest()[:20]
 
 
-def ingest_candidates(ctx: EngineContext, candidates: list[LessonCandidate], event: CoreEvent) -> int:
+def ingest_candidates(
+    ctx: EngineContext,
+    candidates: list[LessonCandidate],
+    event: CoreEvent,
+    learned: list[Experience] | None = None,
+) -> int:
     """Redact, dedup and store one session's candidates. Returns how many were
-    new to this session (stored, counted as seen, or superseding)."""
+    new to this session (stored, counted as seen, or superseding); ``learned``,
+    when given, receives each of those lessons as stored."""
     project = fingerprint(event.cwd) if event.cwd else None
     session_key = f"{event.agent}:{event.session_id}" if event.session_id else ""
     keys_file = _session_file(session_key) if session_key else None
@@ -217,7 +223,7 @@ def ingest_candidates(ctx: EngineContext, candidates: list[LessonCandidate], eve
         key = candidate_key(cand)
         if key in done:
             continue  # already learned from an earlier Stop of this same session
-        store_lesson(
+        exp, _ = store_lesson(
             ctx,
             cand.text,
             cand.trigger,
@@ -228,6 +234,8 @@ def ingest_candidates(ctx: EngineContext, candidates: list[LessonCandidate], eve
             source=f"{event.agent}:{event.session_id}",
             touched=touched,
         )
+        if learned is not None:
+            learned.append(exp)
         done.add(key)
         stored += 1
     if keys_file is not None and stored:

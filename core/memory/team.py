@@ -730,9 +730,9 @@ def open_team_store(config: Config, embedder: Embedder, home: Path | None = None
     return TeamStore(target, embedder, Outbox(outbox_path(target, home)))
 
 
-def _drain_worker(ctx: EngineContext, stop: threading.Event) -> None:
-    """Engine worker: retry the server and deliver the outbox every
-    ``store.drain_interval_s`` (also catches ops another process queued)."""
+def drain_worker(ctx: EngineContext, stop: threading.Event) -> None:
+    """Engine worker (handed over by the builtin ``team`` plugin): retry the server and
+    deliver the outbox every ``store.drain_interval_s`` (also catches ops another process queued)."""
     interval = max(0.2, float(ctx.config.get("store", "drain_interval_s")))
     while not stop.wait(interval):
         store = ctx._store
@@ -740,13 +740,5 @@ def _drain_worker(ctx: EngineContext, stop: threading.Event) -> None:
             if store._online or time.monotonic() >= store._next_try:
                 store.tick()
 
-
-def _register() -> None:
-    from twiceshy.engine.server import register_worker
-
-    register_worker(_drain_worker)
-
-
-_register()
 
 __all__ = ["ServerTarget", "StoreOffline", "TeamStore", "connect", "open_team_store", "outbox_path", "request_headers"]

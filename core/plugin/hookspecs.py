@@ -14,9 +14,16 @@ Every hook receives keyword arguments only; an implementation may accept any
 subset of them (pluggy passes just the names it asks for). ``ctx`` is the
 :class:`twiceshy.engine.context.EngineContext` (config, store, logger).
 
-A plugin that raises in a lifecycle hook is logged and skipped; the other
-plugins still run and the agent is never blocked by the failure (see
-``twiceshy.plugin.manager.call_each``).
+Hooks are called by pluggy: the last registered plugin first (third-party
+entry points before builtins), ``tryfirst`` / ``trylast`` respected, and
+``wrapper=True`` (or old-style ``hookwrapper=True``) implementations see — and
+may change — the list of answers. A plugin that raises in a lifecycle hook is
+logged and costs only its own answer; the other plugins still run and the
+agent is never blocked by the failure (``twiceshy.plugin.guard``).
+
+At session end the hooks fire in this order: ``agent_read_transcript`` →
+``session_end`` (extract) → ``store_lessons`` (dedup and store) →
+``session_learned`` (evolve, rewrite context files, anything of yours).
 """
 
 from __future__ import annotations
@@ -33,11 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
         ContextSection,
         CoreEvent,
         Decision,
+        Experience,
         LessonCandidate,
         NativeOutput,
         TranscriptEntry,
     )
-    from twiceshy.engine.context import EngineContext
+    from twiceshy.engine.context import EngineContext, Worker
 
 PROJECT_NAME = "twiceshy"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -53,12 +61,17 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     """Fires before the agent runs a tool (Claude Code PreToolUse and peers).
 
-    Receives the translated event (``event.kind == "pre_tool"``). Return a
+    Receives the translated event (``event.kind == "pre_tool"``). Every call
+    reaches every plugin, read-only ones too: ``event.read_only`` is True for
+    a call that cannot change anything (``cat .env``, ``git status``, a Read) —
+    the builtin recall skips those, a guard may not. Return a
     :class:`Decision` to warn (``action="warn"`` with ``context``) or block
     (``action="deny"`` with ``reason``), or ``None`` to stay silent. Not
     firstresult: every plugin's decision is collected and merged — a deny
-    wins, contexts are concatenated. This is the hot path: answer in
-    milliseconds and do no network I/O without a hard timeout.
+    wins, contexts are concatenated. A ``wrapper=True`` implementation
+    receives the list of decisions and returns the list to merge (it may add
+    to it or veto an entry). This is the hot path: answer in milliseconds and
+    do no network I/O without a hard timeout.
     """
 
 
@@ -89,8 +102,34 @@ def session_end(
 
     Receives the event and the session's transcript already translated by the
     agent plugin's ``agent_read_transcript``. Return the lessons this plugin
-    extracted (the core redacts, deduplicates and stores them), or ``None``.
-    Not firstresult: candidates from all plugins are pooled.
+    extracted, or ``None``. Not firstresult: candidates from all plugins are
+    pooled and handed to ``store_lessons``.
+    """
+
+
+@hookspec(firstresult=True)
+def store_lessons(candidates: list[LessonCandidate], event: CoreEvent, ctx: EngineContext) -> list[Experience] | None:
+    """Fires once per session end, after ``session_end``, when it produced candidates.
+
+    The implementation that stores them (the builtin ``ingest``: redact,
+    deduplicate against the store, supersede contradicted lessons, count a
+    lesson once per session) returns the lessons it stored or saw again, as
+    :class:`Experience` objects. firstresult: the first non-``None`` answer
+    wins, so a ``tryfirst`` plugin can store lessons elsewhere. ``None`` from
+    every plugin means nothing was stored.
+    """
+
+
+@hookspec
+def session_learned(lessons: list[Experience], event: CoreEvent, ctx: EngineContext) -> None:
+    """Fires after every session end (or Stop), once ``store_lessons`` is done.
+
+    ``lessons`` are what this session taught: new lessons and existing ones
+    seen again (``seen_count`` went up); empty when nothing was learned. The
+    builtin ``evolve`` runs its promote/demote/decay cycle here and the builtin
+    ``context-files`` (``trylast``) rewrites the agents' context files; a
+    plugin may notify, export or index what was learned. Off the hot path.
+    The return value is ignored.
     """
 
 
@@ -107,7 +146,24 @@ def render_context(
 
 @hookspec
 def register_commands(cli: click.Group) -> None:
-    """Fires once when the CLI starts. Add click commands to ``cli``."""
+    """Fires once when the CLI starts. Add click commands to ``cli``.
+
+    The return value is ignored; a plugin whose registration raises is logged
+    and its commands are missing, the others are there.
+    """
+
+
+@hookspec
+def register_workers(ctx: EngineContext) -> list[Worker] | None:
+    """Fires once when the resident engine starts, before it answers hooks.
+
+    Return long-running background workers, each a callable
+    ``worker(ctx, stop_event)`` that the engine runs in a daemon thread of its
+    own and that must return soon after ``stop_event`` (a
+    ``threading.Event``) is set; or ``None``. Not firstresult: the workers of
+    all plugins are started. Outside the engine (CLI, in-process hook) no
+    worker runs.
+    """
 
 
 # --------------------------------------------------------------------------
