@@ -397,6 +397,16 @@ class ExperienceStore:
                 found[i] = self._overlay(Experience.from_metadata(i, d, m))
         return [found[i] for i in ids if i in found]
 
+    def vectors(self, ids: Iterable[str]) -> dict[str, list[float]]:
+        """Stored trigger vectors of ``ids`` (those that exist), a page per Chroma call."""
+        ids = list(dict.fromkeys(ids))
+        out: dict[str, list[float]] = {}
+        for start in range(0, len(ids), PAGE):
+            got = self._col.get(ids=ids[start : start + PAGE], include=["embeddings"])
+            for i, vec in zip(got["ids"], got["embeddings"]):
+                out[i] = [float(x) for x in vec]
+        return out
+
     def iter_pages(
         self, where: dict[str, Any] | None = None, page: int = PAGE, offset: int = 0
     ) -> Iterator[list[Experience]]:

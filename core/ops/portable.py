@@ -104,14 +104,26 @@ def lesson_record(exp: Experience) -> dict[str, Any]:
     }
 
 
-def export_data(ctx: EngineContext, tiers: Iterable[int] = (0, 1), include_superseded: bool = False) -> dict[str, Any]:
-    """Lessons of ``tiers`` (and the edges between them) as one JSON-ready document."""
+def export_data(
+    ctx: EngineContext, tiers: Iterable[int] = (0, 1), include_superseded: bool = False, vectors: bool = True
+) -> dict[str, Any]:
+    """Lessons of ``tiers`` (and the edges between them) as one JSON-ready document.
+
+    The store is read page by page. ``vectors``: each lesson also carries its
+    trigger's vector (``embedding``: model name and base64 float16), so an
+    import with the same model need not embed it again (see :func:`import_data`)."""
     from twiceshy import __version__
     from twiceshy.learning.ingest import _edges_of
 
     wanted = {int(t) for t in tiers}
-    exps = [e for e in ctx.store.all() if e.tier in wanted and (include_superseded or not e.superseded_by)]
+    store = ctx.store
+    pages = store.iter_pages() if hasattr(store, "iter_pages") else [store.all()]
+    exps = [e for page in pages for e in page if e.tier in wanted and (include_superseded or not e.superseded_by)]
     exps.sort(key=lambda e: (e.tier, e.created_at, e.id))
+    carried: dict[str, list[float]] = {}
+    model = getattr(store.embedder, "name", "")
+    if vectors and model and hasattr(store, "vectors"):
+        carried = store.vectors([e.id for e in exps])
     ids = {e.id for e in exps}
     edges = []
     seen_edges = set()
@@ -130,9 +142,16 @@ def export_data(ctx: EngineContext, tiers: Iterable[int] = (0, 1), include_super
         "source": {"host": socket.gethostname(), "data_dir": str(data_dir())},
         "filter": {"tiers": sorted(wanted), "include_superseded": include_superseded},
         "counts": {Tier(t).label: sum(1 for e in exps if e.tier == t) for t in sorted(wanted)},
-        "lessons": [lesson_record(e) for e in exps],
+        "lessons": [_with_vector(lesson_record(e), carried.get(e.id), model) for e in exps],
         "edges": edges,
     }
+
+
+def _with_vector(record: dict[str, Any], vector: list[float] | None, model: str) -> dict[str, Any]:
+    # Only when redaction left the trigger as stored: the vector is of the stored text.
+    if vector is not None and record.get("embedding") is None:
+        record["embedding"] = {"model": model, "f16": encode_vector(vector)}
+    return record
 
 
 def validate_export(data: Any) -> list[dict[str, Any]]:
@@ -155,6 +174,331 @@ def _key(text: str, trigger: str, project: str | None) -> tuple[str, str, str]:
     return (" ".join(text.split()).lower(), " ".join(trigger.split()).lower(), project or "")
 
 
+# -- bulk path: one paged read of the store, vectors in batches, one write per kind --
+
+EMBED_BATCH = 64  # texts per embedding call (sorted by length: a batch pads to its longest)
+VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their triggers
+VECTOR_MIN_COSINE = 0.98
+
+
+def flag_set(command: str) -> frozenset[str]:
+    """The flags of a command with their values, normalised: ``-target=module.a``,
+    ``--env=staging`` (``--env staging`` too: a flag's next word is its value
+    when it is not a flag itself). Two commands that differ here are different
+    actions, however similar their embeddings."""
+    tokens = command.split()
+    flags: set[str] = set()
+    for n, token in enumerate(tokens):
+        if not token.startswith("-") or token == "-" or token == "--":
+            continue
+        if "=" in token:
+            flags.add(token.lower())
+            continue
+        following = tokens[n + 1] if n + 1 < len(tokens) else ""
+        if following and not following.startswith("-") and token.startswith("--"):
+            flags.add(f"{token.lower()}={following.lower()}")
+        else:
+            flags.add(token.lower())
+    return frozenset(flags)
+
+
+def same_action(a: str, b: str) -> bool:
+    """May two triggers be merged as one lesson on import? The ingest check
+    (program, subcommand, arguments: :func:`twiceshy.learning.extractors.commands_compatible`)
+    and, for two commands, the same flags with the same values."""
+    from twiceshy.learning.extractors import commands_compatible, is_command_like
+
+    if not commands_compatible(a, b):
+        return False
+    if is_command_like(a) and is_command_like(b):
+        return flag_set(a) == flag_set(b)
+    return True
+
+
+def encode_vector(vector: Any) -> str:
+    """A vector as base64 float16 (768 bytes for MiniLM): what an export carries."""
+    import base64
+
+    import numpy as np
+
+    return base64.b64encode(np.asarray(vector, dtype="<f2").tobytes()).decode("ascii")
+
+
+def decode_vector(text: Any, dim: int) -> list[float] | None:
+    import base64
+    import binascii
+
+    import numpy as np
+
+    try:
+        raw = base64.b64decode(str(text), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) != dim * 2:
+        return None
+    vec = np.frombuffer(raw, dtype="<f2").astype(np.float32)
+    norm = float(np.linalg.norm(vec))
+    if not np.isfinite(norm) or norm < 0.5:
+        return None
+    return (vec / norm).tolist()
+
+
+@dataclass
+class _Item:
+    """One lesson to store in bulk, parsed and redacted."""
+
+    text: str
+    trigger: str
+    project: str | None
+    tags: list[str]
+    kind: str
+    source: str
+    confidence: float
+    topic: str | None = None
+    tier: int | None = None  # None: keep what dedup/ingest decides
+    created_at: float | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    ref: str = ""  # the record's id in the file
+    superseded_ref: str = ""
+    vector: list[float] | None = None
+
+
+def _vectors(store: Any, items: list[_Item], progress: Progress | None) -> tuple[list[list[float]], int]:
+    """Trigger vectors for ``items``: carried ones when a sample re-embeds to the
+    same vectors, the rest embedded in length-sorted batches. Returns (vectors, embedded)."""
+    import numpy as np
+
+    embedder = store.embedder
+    carried = [i for i, it in enumerate(items) if it.vector is not None]
+    if carried:
+        step = max(1, len(carried) // VECTOR_SAMPLE)
+        sample = carried[::step][:VECTOR_SAMPLE]
+        fresh = np.asarray(embedder.embed([items[i].trigger for i in sample]), dtype=np.float32)
+        given = np.asarray([items[i].vector for i in sample], dtype=np.float32)
+        if float(np.min(np.sum(fresh * given, axis=1))) < VECTOR_MIN_COSINE:
+            for it in items:  # some do not belong to their trigger: trust none
+                it.vector = None
+    todo = sorted((i for i, it in enumerate(items) if it.vector is None), key=lambda i: len(items[i].trigger))
+    out: list[list[float] | None] = [it.vector for it in items]
+    for start in range(0, len(todo), EMBED_BATCH):
+        chunk = todo[start : start + EMBED_BATCH]
+        for i, vec in zip(chunk, embedder.embed([items[i].trigger for i in chunk])):
+            out[i] = vec
+        if progress:
+            progress(start + len(chunk), len(todo) * 2)  # embedding is the first half of the work
+    return [v if v is not None else [] for v in out], len(todo)
+
+
+@dataclass
+class _Known:
+    """What dedup needs of a lesson already stored (or stored earlier in this batch)."""
+
+    project: str | None
+    trigger: str
+    tags: list[str]
+    superseded: bool
+
+
+def bulk_store(
+    ctx: EngineContext,
+    items: list[_Item],
+    progress: Progress | None = None,
+    count_once: bool = False,
+    now: float | None = None,
+    stronger_tier_on_seen: bool = True,
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Store many lessons with the same dedup, poisoning guard and supersession as
+    :func:`twiceshy.learning.ingest.store_lesson`, in a bounded number of store calls.
+
+    One paged read of the store (exact keys, vectors, what dedup compares),
+    vectors in batches, dedup against an in-memory index that also holds this
+    batch, then one batched write each for new lessons, changed lessons and
+    edges. Returns (counts per outcome, file id -> stored id).
+    ``count_once``: a lesson is counted seen at most once per call (seed).
+    ``stronger_tier_on_seen``: a merged lesson takes the item's tier when stronger (import).
+    """
+    from twiceshy.learning.ingest import (
+        CONFLICT_MIN_SIMILARITY,
+        SEEN_CONFIDENCE_STEP,
+        STANCE_PREFIXES,
+        contradicts,
+    )
+    from twiceshy.learning.review import classify as review_reasons
+    from twiceshy.learning.review import hold_tags
+    from twiceshy.memory.index import VectorIndex
+
+    now = time.time() if now is None else now
+    store = ctx.store
+    counts = {"new": 0, "related": 0, "supersedes": 0, "seen": 0, "exists": 0}
+    id_map: dict[str, str] = {}
+    # 1. the store, page by page: exact keys, and the index dedup searches
+    existing: dict[tuple[str, str, str], str] = {}
+    known: dict[str, _Known] = {}
+    index = VectorIndex()
+    offset = 0
+    while True:
+        got = store._col.get(include=["documents", "metadatas", "embeddings"], limit=2000, offset=offset)
+        if not got["ids"]:
+            break
+        metas = [m or {} for m in got["metadatas"]]
+        index.upsert(list(got["ids"]), got["embeddings"], metas)
+        for exp_id, doc, meta in zip(got["ids"], got["documents"], metas):
+            exp = Experience.from_metadata(exp_id, doc or "", meta)
+            existing[_key(exp.text, exp.trigger, exp.project)] = exp_id
+            known[exp_id] = _Known(exp.project, exp.trigger, exp.tags, bool(exp.superseded_by))
+        offset += len(got["ids"])
+        if len(got["ids"]) < 2000:
+            break
+    todo: list[_Item] = []
+    seen_bumps: dict[str, list[_Item]] = {}
+    counted: set[str] = set()
+    for it in items:
+        key = _key(it.text, it.trigger, it.project)
+        if key in existing:
+            if it.ref:
+                id_map[it.ref] = existing[key]
+            if not count_once:  # import: already imported, skipped
+                counts["exists"] += 1
+                continue
+            counts["seen"] += 1  # seed: the same advice seen again, as ingest counts it
+            if existing[key] not in counted:
+                seen_bumps.setdefault(existing[key], []).append(it)
+                counted.add(existing[key])
+            continue
+        existing[key] = ""  # a second copy in the same file: resolved below
+        todo.append(it)
+    vectors, _embedded = _vectors(store, todo, progress)
+    # 2. decide each lesson against the store and what this batch added before it
+    dedup = float(ctx.config.get("learning", "dedup_threshold"))
+    related = float(ctx.config.get("learning", "related_threshold"))
+    new: dict[str, Experience] = {}
+    new_vectors: dict[str, list[float]] = {}
+    supersede_pairs: list[tuple[str, str]] = []  # (old, new)
+    edges: list[tuple[str, str, str, float]] = []
+    for n, (it, vec) in enumerate(zip(todo, vectors)):
+        if progress and n % 200 == 0:
+            progress(len(todo) + n, len(todo) * 2)
+        key = _key(it.text, it.trigger, it.project)
+        if existing.get(key):  # an exact copy earlier in this file
+            counts["seen" if count_once else "exists"] += 1
+            if it.ref:
+                id_map[it.ref] = existing[key]
+            continue
+        held = review_reasons(it.text)  # poisoning guard, as for any lesson
+        hits = [(i, s) for i, s in index.search(vec, 5, project=it.project)]
+        same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
+        conflicting = [
+            i
+            for i, s in same_scope
+            if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(it.tags, known[i].tags)
+        ]
+        same = [i for i, s in same_scope if s >= dedup and same_action(it.trigger, known[i].trigger)]
+        if not conflicting and same:
+            target = same[0]
+            counts["seen"] += 1
+            if not (count_once and target in counted):
+                seen_bumps.setdefault(target, []).append(it)
+                counted.add(target)
+            existing[key] = target
+            if it.ref:
+                id_map[it.ref] = target
+            continue
+        exp = Experience(
+            text=it.text,
+            trigger=it.trigger,
+            kind=it.kind,
+            project=it.project,
+            tags=it.tags + hold_tags(held),
+            confidence=it.confidence,
+            source=it.source,
+            topic=it.topic if it.topic is not None else _topic_of(it.trigger),
+            created_at=now,
+            last_seen=now,
+        )
+        if it.tier is not None:
+            exp.tier = it.tier
+        if it.created_at is not None and 0 < it.created_at <= now:
+            exp.created_at = float(it.created_at)
+        for name in ("seen_count", "hits", "follows", "ignores", "irrelevant"):
+            value = it.evidence.get(name)
+            if isinstance(value, int) and value >= 0:
+                setattr(exp, name, max(value, 1) if name == "seen_count" else value)
+        new[exp.id] = exp
+        new_vectors[exp.id] = vec
+        meta = exp.to_metadata()
+        index.upsert([exp.id], [vec], [meta])
+        known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, False)
+        existing[key] = exp.id
+        counted.add(exp.id)
+        if it.ref:
+            id_map[it.ref] = exp.id
+        if conflicting:
+            counts["supersedes"] += 1
+            for old in conflicting:
+                supersede_pairs.append((old, exp.id))
+                known[old].superseded = True
+        elif same_scope and same_scope[0][1] >= related:
+            counts["related"] += 1
+            edges.append((exp.id, same_scope[0][0], "relates-to", float(same_scope[0][1])))
+        else:
+            counts["new"] += 1
+    # Links inside the file, by the ids they had there.
+    for it in todo:
+        if not it.superseded_ref:
+            continue
+        local, newer = id_map.get(it.ref), id_map.get(it.superseded_ref)
+        if local and newer and local != newer and local in new:
+            new[local].superseded_by = newer
+            new[local].tier = max(new[local].tier, int(Tier.QA))
+    # 3. write: lessons merged into stored ones, then new lessons, then supersession, then edges
+    stored_ids = [i for i in list(seen_bumps) + [o for o, _ in supersede_pairs] if i not in new]
+    stored = {e.id: e for e in store.get_many(stored_ids)} if stored_ids else {}
+    changed: dict[str, Experience] = {}
+    for target, bumps in seen_bumps.items():
+        exp = new.get(target) or stored.get(target)
+        if exp is None:
+            continue
+        for it in bumps:
+            exp.seen_count += 1
+            exp.last_seen = now
+            exp.confidence = min(1.0, exp.confidence + SEEN_CONFIDENCE_STEP)
+            for tag in it.tags:
+                if tag not in exp.tags and not tag.startswith(STANCE_PREFIXES):
+                    exp.tags.append(tag)
+            if stronger_tier_on_seen and it.tier is not None and it.tier < exp.tier and not exp.superseded_by:
+                exp.tier = it.tier  # your lesson, confirmed elsewhere: keep the stronger tier
+        if target not in new:
+            changed[target] = exp
+    for old_id, new_id in supersede_pairs:
+        old = new.get(old_id) or stored.get(old_id)
+        newer = new[new_id]
+        if old is None:
+            continue
+        old.superseded_by = new_id
+        old.tier = max(old.tier, int(Tier.QA))  # a superseded rule never blocks
+        if not old.topic:
+            old.topic = newer.topic or _topic_of(old.trigger)
+        newer.topic = old.topic
+        if old_id not in new:
+            changed[old_id] = old
+        edges.append((new_id, old_id, "supersedes", 1.0))
+    if new:
+        store.add_vectors(list(new.values()), [new_vectors[i] for i in new])
+    if changed:
+        store.update_many(list(changed.values()))
+    if edges:
+        store.add_edges(edges)
+    if progress:
+        progress(len(todo) * 2, len(todo) * 2)
+    return counts, id_map
+
+
+def _topic_of(trigger: str) -> str:
+    from twiceshy.learning.extractors import topic_of
+
+    return topic_of(trigger)
+
+
 def import_data(
     ctx: EngineContext,
     data: Any,
@@ -163,19 +507,21 @@ def import_data(
 ) -> dict[str, int]:
     """Import an export document. Returns counts per outcome: ``new``,
     ``related``, ``supersedes`` (stored), ``seen`` (merged into a lesson you had),
-    ``exists`` (already imported: skipped), ``invalid`` (bad record: skipped)."""
-    from twiceshy.learning.ingest import store_lesson
+    ``exists`` (already imported: skipped), ``invalid`` (bad record: skipped).
+
+    Bulk: see :func:`bulk_store`. Vectors carried by the file (written by
+    :func:`export_data` with the same embedding model) are used once a sample
+    of them re-embeds to the same vectors; otherwise triggers are embedded.
+    """
+    from twiceshy.base.redact import redact
 
     records = validate_export(data)
     store = ctx.store
-    existing = {_key(e.text, e.trigger, e.project): e.id for e in store.all()}
-    counts = {"new": 0, "related": 0, "supersedes": 0, "seen": 0, "exists": 0, "invalid": 0}
-    id_map: dict[str, str] = {}
-    superseded: list[tuple[str, str]] = []
-    now = time.time()
-    for index, rec in enumerate(records):
-        if progress:
-            progress(index, len(records))
+    dim = int(getattr(store.embedder, "dim", 0) or 0)
+    model = getattr(store.embedder, "name", "")
+    items: list[_Item] = []
+    invalid = 0
+    for rec in records:
         try:
             text, trigger = str(rec["text"]).strip(), str(rec.get("trigger") or rec["text"]).strip()
             if not text:
@@ -184,69 +530,53 @@ def import_data(
             project = None if as_global else (rec.get("project") or None)
             prov = rec.get("provenance") or {}
             evidence = prov.get("evidence") or {}
-            tags = [str(t) for t in rec.get("tags") or []]
-        except (KeyError, TypeError, ValueError):
-            counts["invalid"] += 1
-            continue
-        key = _key(text, trigger, project)
-        if key in existing:
-            counts["exists"] += 1
-            if rec.get("id"):
-                id_map[str(rec["id"])] = existing[key]
+            tags = [redact(str(t)) for t in rec.get("tags") or []]
+            confidence = float(rec.get("confidence", 0.5))
+            created = prov.get("created_at")
+        except (KeyError, TypeError, ValueError, AttributeError):
+            invalid += 1
             continue
         origin = prov.get("source") or ""
-        exp, outcome = store_lesson(
-            ctx,
-            text,
-            trigger,
-            kind=str(prov.get("kind") or "imported"),
-            project=project,
-            tags=tags,
-            confidence=float(rec.get("confidence", 0.5)),
-            source=f"import:{origin}" if origin else "import",
-            topic=rec.get("topic") or None,
+        vector = None
+        carried = rec.get("embedding")
+        if isinstance(carried, dict) and carried.get("model") == model and dim:
+            vector = decode_vector(carried.get("f16"), dim)
+        clean_trigger = redact(trigger)
+        items.append(
+            _Item(
+                text=redact(text),
+                trigger=clean_trigger,
+                project=project,
+                tags=tags,
+                kind=str(prov.get("kind") or "imported"),
+                source=f"import:{origin}" if origin else "import",
+                confidence=confidence,
+                topic=rec.get("topic") or None,
+                tier=tier,
+                created_at=float(created) if isinstance(created, (int, float)) else None,
+                evidence=evidence if isinstance(evidence, dict) else {},
+                ref=str(rec.get("id") or ""),
+                superseded_ref=str(rec.get("superseded_by") or ""),
+                # redaction changed the trigger: the carried vector is of the old text
+                vector=vector if clean_trigger == trigger else None,
+            )
         )
-        counts[outcome] = counts.get(outcome, 0) + 1
-        if rec.get("id"):
-            id_map[str(rec["id"])] = exp.id
-        existing[_key(exp.text, exp.trigger, exp.project)] = exp.id
-        existing[key] = exp.id
-        if outcome == "seen":
-            # Your lesson, confirmed elsewhere: keep the stronger tier.
-            if tier < exp.tier and not exp.superseded_by:
-                exp.tier = tier
-                store.update(exp)
-            continue
-        exp.tier = tier
-        exp.confidence = float(rec.get("confidence", exp.confidence))
-        created = prov.get("created_at")
-        if isinstance(created, (int, float)) and 0 < created <= now:
-            exp.created_at = float(created)
-        for name in ("seen_count", "hits", "follows", "ignores", "irrelevant"):
-            value = evidence.get(name)
-            if isinstance(value, int) and value >= 0:
-                setattr(exp, name, max(value, 1) if name == "seen_count" else value)
-        store.update(exp)
-        if rec.get("superseded_by"):
-            superseded.append((exp.id, str(rec["superseded_by"])))
-    # Links inside the file, by the ids they had there.
-    for local_id, old_newer in superseded:
-        newer = id_map.get(old_newer)
-        exp = store.get(local_id)
-        if newer and exp is not None and newer != local_id:
-            exp.superseded_by = newer
-            exp.tier = max(exp.tier, int(Tier.QA))
-            store.update(exp)
+    counts, id_map = bulk_store(ctx, items, progress=progress)
+    counts["invalid"] = invalid
     from twiceshy.memory.store import EDGE_TYPES
 
+    edges = []
     for edge in data.get("edges") or []:
         if not isinstance(edge, dict):
             continue
         src, dst = id_map.get(str(edge.get("src"))), id_map.get(str(edge.get("dst")))
         if src and dst and src != dst and edge.get("type") in EDGE_TYPES:
-            store.add_edge(src, dst, edge["type"], float(edge.get("weight") or 1.0))
-    if progress:
-        progress(len(records), len(records))
+            try:
+                edges.append((src, dst, str(edge["type"]), float(edge.get("weight") or 1.0)))
+            except (TypeError, ValueError):
+                continue
+    if edges:
+        store.add_edges(edges)
     return counts
 
 
@@ -633,7 +963,6 @@ def seed(
     outcome plus the files read and the items found.
     """
     from twiceshy.base.redact import redact
-    from twiceshy.learning.ingest import store_lesson
 
     files = find_seed_files(path)
     items: list[tuple[SeedItem, str | None]] = []
@@ -657,28 +986,22 @@ def seed(
             {"text": redact(i.text), "file": i.file, "line": i.line, "heading": i.heading} for i, _ in items
         ]
         return counts
-    touched: set[str] = set()
-    for index, (item, project) in enumerate(items):
-        if progress:
-            progress(index, len(items))
-        tags = ["seed"]
-        exp, outcome = store_lesson(
-            ctx,
-            item.text,
-            item.text,
-            kind="seed",
+    bulk = [
+        _Item(
+            text=redact(item.text.strip()),
+            trigger=redact(item.text.strip()),
             project=project,
-            tags=tags,
-            confidence=0.6,
+            tags=["seed"],
+            kind="seed",
             source=f"seed:{item.file}:{item.line}",
-            touched=touched,
+            confidence=0.6,
+            tier=int(tier),
         )
-        counts[outcome] = counts.get(outcome, 0) + 1
-        if outcome != "seen" and exp.tier != tier:
-            exp.tier = tier
-            ctx.store.update(exp)
-    if progress:
-        progress(len(items), len(items))
+        for item, project in items
+    ]
+    outcome, _ = bulk_store(ctx, bulk, progress=progress, count_once=True, stronger_tier_on_seen=False)
+    for name in ("new", "related", "supersedes", "seen"):
+        counts[name] = outcome.get(name, 0)
     return counts
 
 
