@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from twiceshy.base.types import TranscriptEntry
+from twiceshy.hooks.match import matches
 from twiceshy.learning import extractors as ex
 from twiceshy.plugin.manager import make_manager
 
@@ -120,7 +121,13 @@ def test_fail_edit_pass_names_failure_and_fix() -> None:
     entries += bash("pytest -q tests/test_api.py", "1 passed")
     (cand,) = ex.test_fail_then_pass(entries)
     assert "KeyError" in cand.text and "/r/api.py" in cand.text and "row.get('id')" in cand.text
-    assert cand.trigger.startswith("pytest -q tests/test_api.py")
+    # Keyed to the code, not to the test command (issue 16): it fires on an edit
+    # that brings row['id'] back, never on the next test run.
+    assert cand.trigger.startswith("Edit /r/api.py")
+    sig = cand.structured["signature"]
+    assert matches(sig, "Edit", {"file_path": "/r/other.py", "old_string": "x", "new_string": "v = row['id']"})
+    assert not matches(sig, "Edit", {"file_path": "/r/other.py", "old_string": "x", "new_string": "row.get('id')"})
+    assert not matches(sig, "Bash", {"command": "pytest -q tests/test_api.py"})
 
 
 def test_pass_without_edit_is_not_a_fix() -> None:
@@ -203,9 +210,18 @@ def test_topic_of_groups_paraphrased_commands() -> None:
 def test_session1_fixture_yields_every_signal() -> None:
     cands = ex.extract_all(read_fixture("session1_pip_mistake.jsonl"))
     kinds = sorted({c.kind for c in cands})
-    assert kinds == ["correction", "error_fix", "gotcha", "learning", "retry_loop", "test_fix"]
+    # Three identical failures and then the working call are ONE lesson (the
+    # error -> fix), not a retry-loop lesson besides it (issue 16, cause 4).
+    assert kinds == ["correction", "error_fix", "gotcha", "learning", "test_fix"]
     fix = next(c for c in cands if c.kind == "error_fix" and c.trigger == "pip install requests")
     assert "externally-managed-environment" in fix.text and ".venv/bin/pip install requests" in fix.text
+    sig = fix.structured["signature"]
+    assert matches(sig, "Bash", {"command": "pip install httpx"})
+    assert not matches(sig, "Bash", {"command": ".venv/bin/pip install httpx"})
+    assert not matches(sig, "Bash", {"command": "pip --version"})
+    rejected = next(c for c in cands if c.kind == "correction")
+    assert rejected.trigger == "sudo pip install --break-system-packages requests"
+    assert "virtualenv" in rejected.text  # the user's reason, from the message after the rejection
 
 
 def test_poison_fixture_learns_nothing_from_files_or_output() -> None:

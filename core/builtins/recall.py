@@ -19,7 +19,16 @@ import time
 from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 from twiceshy.engine.context import EngineContext, SessionState
 from twiceshy.plugin.hookspecs import hookimpl
-from twiceshy.recall.ranking import Candidate, event_project, llm_filter, rank
+from twiceshy.recall.ranking import (
+    SIG_MIN_SIMILARITY,
+    Candidate,
+    event_project,
+    llm_filter,
+    rank,
+    structured_check,
+)
+
+CANDIDATES = 16  # search hits considered per call when the structured check decides
 
 HEADER = (
     "twiceshy — lessons from earlier sessions that match this action. "
@@ -38,15 +47,24 @@ def find_candidates(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
 
     cfg = ctx.config["retrieval"]
     project = event_project(event)
-    hits = ctx.store.search(event.action_text(), k=cfg["top_k"], project=project)
-    candidates = rank(ctx, event, hits)
+    structured = ctx.config["ranking"].get("structured", True)
+    # With the structured check deciding, a wider net costs microseconds per
+    # extra candidate (the search itself is one query either way).
+    k = max(cfg["top_k"], CANDIDATES) if structured else cfg["top_k"]
+    hits = ctx.store.search(event.action_text(), k=k, project=project)
+    floor = min(cfg["min_score"], SIG_MIN_SIMILARITY - 0.1) if structured else None
+    candidates = rank(ctx, event, hits, min_score=floor)
+    if structured:
+        candidates = structured_check(event, candidates, cfg["min_score"])
     if not candidates:
         return candidates
+    # Edges only from lessons that apply (an edge lookup is a store query).
     seeds = [(c.exp, c.similarity) for c in candidates]
     expanded = expand_hits(ctx, seeds, project)
     if len(expanded) == len(seeds):
         return candidates
-    return rank(ctx, event, expanded)
+    ranked = rank(ctx, event, expanded, min_score=floor)
+    return structured_check(event, ranked, cfg["min_score"]) if structured else ranked
 
 
 def find_matches(ctx: EngineContext, event: CoreEvent) -> list[LessonMatch]:
@@ -62,8 +80,25 @@ def format_warning(matches: list[LessonMatch]) -> str:
 
 
 def _is_blocker(ctx: EngineContext, cand: Candidate) -> bool:
+    """A rule blocks only when its signature matched this call (never on
+    similarity alone: the fix, ``--help`` and other arguments look alike)."""
     cfg = ctx.config["retrieval"]
+    if cand.matched is False or (cand.matched is None and ctx.config["ranking"].get("structured", True)):
+        return False
     return cand.exp.tier in cfg["block_tiers"] and cand.score >= cfg["block_min_score"]
+
+
+def fix_of(cand: Candidate) -> str:
+    """The corrected call or edit a lesson names (its structured fix), if any."""
+    from twiceshy.recall.ranking import lesson_signature
+
+    structured = cand.exp.structured if isinstance(cand.exp.structured, dict) else {}
+    fix = structured.get("fix") if isinstance(structured.get("fix"), dict) else {}
+    text = fix.get("command") or ""
+    if not text:
+        sig = lesson_signature(cand.exp) or {}
+        text = str(sig.get("fix") or "")
+    return " ".join(text.split())[:200]
 
 
 @hookimpl
@@ -87,9 +122,14 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     if not candidates:
         return None
     if blockers:
-        reason = "Blocked by twiceshy: a confirmed rule from earlier sessions applies.\n" + "\n".join(
-            f"- {c.exp.text} ({c.exp.evidence()})" for c in blockers
-        )
+        lines = []
+        for c in blockers:
+            line = f"- {c.exp.text} ({c.exp.evidence()})"
+            fix = fix_of(c)
+            if fix and fix not in c.exp.text:
+                line += f" Instead: {fix}"
+            lines.append(line)
+        reason = "Blocked by twiceshy: a confirmed rule from earlier sessions applies.\n" + "\n".join(lines)
         fresh = [c for c in blockers if c.exp.id not in session.shown]
         _remember(session, event, fresh, kind="deny")
         return Decision(action="deny", reason=reason, matches=[c.to_match() for c in blockers])

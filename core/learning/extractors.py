@@ -1291,6 +1291,17 @@ def commands_compatible(a: str, b: str) -> bool:
     pb, sb, rb = command_signature(b)
     if pa != pb or sa != sb:
         return False
+    ca, cb = sg.pick_call(a), sg.pick_call(b)
+    if ca is not None and cb is not None:
+        # Flags and their values are part of the lesson: "-target=module.a" is
+        # not "-target=module.b", "git push --force" is not "git push".
+        fa, fb = set(ca.flags) - {"--"}, set(cb.flags) - {"--"}
+        if fa != fb:
+            return False
+        for flag in fa:
+            va, vb = ca.values.get(flag), cb.values.get(flag)
+            if va and vb and va != vb:
+                return False
     if not ra and not rb:
         return True
     return len(ra & rb) / len(ra | rb) >= 0.5

@@ -28,7 +28,7 @@ import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.paths import data_dir
 from twiceshy.base.project import fingerprint
@@ -112,6 +112,7 @@ def store_lesson(
     topic: str | None = None,
     touched: set[str] | None = None,
     now: float | None = None,
+    structured: dict[str, Any] | None = None,
 ) -> tuple[Experience, str]:
     """Store one lesson with dedup and supersession.
 
@@ -126,6 +127,7 @@ def store_lesson(
     now = time.time() if now is None else now
     text, trigger = redact(text.strip()), redact((trigger or text).strip())
     tags = [redact(t) for t in (tags or [])]
+    structured = _redact_tree(structured) if structured else _from_trigger(trigger, text)
     held = review_reasons(text)  # poisoning guard: risky advice waits for `twiceshy review`
     dedup = ctx.config.get("learning", "dedup_threshold")
     related = ctx.config.get("learning", "related_threshold")
@@ -137,7 +139,11 @@ def store_lesson(
     conflicting = [e for e, s in same_scope if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(tags, e.tags)]
     # Same lesson: similar enough, and (for two commands) the same program,
     # subcommand and arguments — embeddings rate "git stash" ~ "git stash pop" 0.9.
-    same = [(e, s) for e, s in same_scope if s >= dedup and commands_compatible(trigger, e.trigger)]
+    same = [
+        (e, s)
+        for e, s in same_scope
+        if s >= dedup and commands_compatible(trigger, e.trigger) and signatures_compatible(structured, e.structured)
+    ]
     if not conflicting and same:
         existing = same[0][0]
         if touched is not None and existing.id in touched:
@@ -148,6 +154,8 @@ def store_lesson(
         for tag in tags:
             if tag not in existing.tags and not tag.startswith(STANCE_PREFIXES):
                 existing.tags.append(tag)
+        if structured and not (existing.structured or {}).get("signature") and structured.get("signature"):
+            existing.structured = structured  # an older, unstructured copy learns its signature
         store.update(existing)
         if touched is not None:
             touched.add(existing.id)
@@ -163,6 +171,7 @@ def store_lesson(
         topic=topic if topic is not None else topic_of(trigger),
         created_at=now,
         last_seen=now,
+        structured=structured or {},
     )
     store.add(exp)
     if touched is not None:
@@ -175,6 +184,55 @@ def store_lesson(
         store.add_edge(exp.id, same_scope[0][0].id, "relates-to", weight=same_scope[0][1])
         return exp, "related"
     return exp, "new"
+
+
+def _redact_tree(value: Any) -> Any:
+    """Every string of a structured lesson redacted (commands and error lines
+    carry tokens and passwords as often as lesson text does)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_tree(v) for v in value]
+    return value
+
+
+def _from_trigger(trigger: str, text: str) -> dict[str, Any]:
+    """A structured lesson for a trigger-only lesson (``twiceshy learn --trigger``):
+    the trigger is the mistake; its signature comes from the trigger and the
+    advice (flags the advice names that the trigger lacks are the fix)."""
+    try:
+        from twiceshy.recall.signature import derive_from_trigger, describe_call, is_command_like
+
+        sig = derive_from_trigger(trigger, text)
+    except Exception:  # an unreadable trigger: no signature, recall stays conservative
+        return {}
+    if not sig:
+        return {}
+    mistake = describe_call(trigger) if is_command_like(trigger) else {"text": trigger[:300]}
+    return {
+        "mistake": mistake,
+        "fix": {},
+        "why": "",
+        "scope": {"tool": "Bash" if sig.get("kind") == "command" else "Edit", "program": sig.get("program", "")},
+        "evidence": {"kind": "trigger"},
+        "signature": sig,
+    }
+
+
+def signatures_compatible(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """May two lessons be one? Not when both have signatures and they differ
+    (``-target=module.a`` is not ``-target=module.b``; the fix text aside)."""
+    sa = (a or {}).get("signature") if isinstance(a, dict) else None
+    sb = (b or {}).get("signature") if isinstance(b, dict) else None
+    if not sa or not sb:
+        return True
+
+    def core(sig: dict[str, Any]) -> str:
+        return json.dumps({k: v for k, v in sig.items() if k not in ("fix", "pattern")}, sort_keys=True)
+
+    return core(sa) == core(sb)
 
 
 def _session_file(session_key: str) -> Path:
@@ -198,7 +256,9 @@ def _save_keys(path: Path, keys: set[str]) -> None:
 
 def candidate_key(cand: LessonCandidate) -> str:
     """Identity of a candidate within one session (kind + normalised trigger)."""
-    return hashlib.sha256(f"{cand.kind}|{normalize(cand.trigger)}".encode()).hexdigest()[:20]
+    sig = (cand.structured or {}).get("signature")
+    extra = json.dumps(sig, sort_keys=True) if sig else ""
+    return hashlib.sha256(f"{cand.kind}|{normalize(cand.trigger)}|{extra}".encode()).hexdigest()[:20]
 
 
 def ingest_candidates(
@@ -233,6 +293,7 @@ def ingest_candidates(
             confidence=cand.confidence,
             source=f"{event.agent}:{event.session_id}",
             touched=touched,
+            structured=_with_session(cand.structured, event),
         )
         if learned is not None:
             learned.append(exp)
@@ -241,6 +302,17 @@ def ingest_candidates(
     if keys_file is not None and stored:
         _save_keys(keys_file, done)
     return stored
+
+
+def _with_session(structured: dict[str, Any], event: CoreEvent) -> dict[str, Any]:
+    """The candidate's structured lesson with its evidence pointing at this session."""
+    if not structured:
+        return {}
+    out = dict(structured)
+    evidence = dict(out.get("evidence") or {})
+    evidence["session"] = f"{event.agent}:{event.session_id}" if event.session_id else ""
+    out["evidence"] = evidence
+    return out
 
 
 def prune_session_files(max_age_days: float = 14, now: float | None = None) -> int:

@@ -147,6 +147,11 @@ class Candidate:
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     llm_selected: bool | None = None  # None: the model was not asked (or failed)
+    # The structured check (:func:`structured_check`): True = the call carries
+    # what distinguished the lesson's mistake; False = the lesson has no usable
+    # signature and passed on strong similarity only (never blocks); None = not checked.
+    matched: bool | None = None
+    reason: str = ""
 
     def to_match(self) -> LessonMatch:
         return LessonMatch(
@@ -214,6 +219,95 @@ def rank(
             continue
         out.append(Candidate(exp=exp, similarity=float(similarity), score=score, parts=parts))
     out.sort(key=lambda c: (-c.score, c.exp.tier))
+    return out
+
+
+# -- the structured check -----------------------------------------------------
+
+# Similarity only proposes candidates: a lesson with a signature is considered
+# from this cosine on (an edit that re-introduces a bug scores 0.2-0.5 against
+# the lesson's trigger) and the signature decides.
+SIG_MIN_SIMILARITY = 0.2
+# A lesson without a usable signature (a prose LEARNING line, an old lesson
+# whose trigger is not a call) must be this similar and share a distinctive
+# token with the call; it may warn, never block.
+UNSIGNED_MIN_SIMILARITY = 0.8
+MATCH_BONUS = 0.25  # a signature match outranks any similarity-only candidate
+
+_sig_cache: OrderedDict[tuple[str, str, str], dict[str, Any] | None] = OrderedDict()
+_SIG_CACHE_SIZE = 4096
+
+
+def lesson_signature(exp: Experience) -> dict[str, Any] | None:
+    """The lesson's contrastive signature: stored in ``exp.structured``, else
+    derived from its trigger (taught and older lessons); cached."""
+    stored = (exp.structured or {}).get("signature") if isinstance(exp.structured, dict) else None
+    if isinstance(stored, dict) and stored:
+        return stored
+    key = (exp.id, exp.trigger, exp.text[:200])
+    with _cache_lock:
+        if key in _sig_cache:
+            _sig_cache.move_to_end(key)
+            return _sig_cache[key]
+    from twiceshy.recall.signature import signature_of
+
+    sig = signature_of(exp.structured if isinstance(exp.structured, dict) else {}, exp.trigger, exp.text)
+    with _cache_lock:
+        _sig_cache[key] = sig
+        while len(_sig_cache) > _SIG_CACHE_SIZE:
+            _sig_cache.popitem(last=False)
+    return sig
+
+
+def _distinctive(text: str) -> set[str]:
+    """Tokens of a call that say more than its program: flags, values, paths."""
+    from twiceshy.recall.signature import pick_call
+
+    call = pick_call(text) if text and "\n" not in text.strip() else None
+    if call is None or not call.levels:
+        return {t for t in tokens(text) if len(t) > 3}
+    progs = {p for p, _ in call.levels}
+    skip = set(call.sub(call.program)) | progs
+    return {t.lower() for t in call.tokens if ":" not in t[:5] and t.lower() not in skip}
+
+
+def structured_check(event: CoreEvent, candidates: list[Candidate], min_score: float) -> list[Candidate]:
+    """Similarity found ``candidates``; decide which apply to this exact call.
+
+    * a lesson with a signature applies only when the call carries what
+      distinguished its mistake from the fix (:func:`twiceshy.hooks.match.check`);
+      then it gets ``MATCH_BONUS`` and ``matched=True``;
+    * a lesson without one applies only at ``UNSIGNED_MIN_SIMILARITY`` and
+      ``min_score``, sharing a distinctive token with the call (``matched=False``).
+
+    Microseconds per candidate: no store access, signatures cached.
+    """
+    from twiceshy.hooks.match import check
+
+    out: list[Candidate] = []
+    action_tokens: set[str] | None = None
+    for cand in candidates:
+        sig = lesson_signature(cand.exp)
+        if sig is not None:
+            if cand.similarity < SIG_MIN_SIMILARITY:
+                continue
+            ok, why = check(sig, event.tool_name, event.tool_input or {})
+            if not ok:
+                continue
+            cand.matched, cand.reason = True, why
+            cand.score += MATCH_BONUS
+            cand.parts["match"] = MATCH_BONUS
+            out.append(cand)
+            continue
+        if cand.similarity < UNSIGNED_MIN_SIMILARITY or cand.score < min_score:
+            continue
+        if action_tokens is None:
+            action_tokens = _distinctive(event.action_text())
+        if not (_distinctive(cand.exp.trigger) & action_tokens):
+            continue
+        cand.matched, cand.reason = False, "similar, no signature"
+        out.append(cand)
+    out.sort(key=lambda c: (not c.matched, -c.score, c.exp.tier))
     return out
 
 

@@ -371,7 +371,6 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     added_flags = [
         t for t in f.flags if t not in set(m_flags) and _canon(t, prog) not in {_canon(x, prog) for x in m_flags}
     ]
-    delta_present = list(present)
     if not present:
         # Only the fix added something: the mistake is its absence.
         if not env_or_runner_fix:  # the runner/environment is the fix; its flags are incidental
@@ -625,7 +624,14 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 if bt[i1 - 1] == "(" and bt[i1] == ")":
                     kept = sum(1 for t in callee if t in keep)
                     consider(2.0 + kept, [_pattern([*callee, ")"], keep)], [], "".join(callee) + ")")
-                kw = next((t for k, t in enumerate(inserted) if _IDENT_RE.match(t) and k + 1 < len(inserted) and inserted[k + 1] == "="), "")
+                kw = next(
+                    (
+                        t
+                        for k, t in enumerate(inserted)
+                        if _IDENT_RE.match(t) and k + 1 < len(inserted) and inserted[k + 1] == "="
+                    ),
+                    "",
+                )
                 if kw:
                     consider(
                         6.0,
@@ -664,6 +670,16 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                         score -= 0.4 * len(trailing)  # "#![allow(dead_code" also catches "dead_code, x)"
                 consider(score, [pat], [], " ".join(window))
     if best is None:
+        # Nothing general enough: the first removed line, literally (names and strings kept).
+        good_lines = {"".join(ln.split()) for ln in good.splitlines()}
+        for line in bad.splitlines():
+            toks = code_tokens(line)
+            if len(toks) >= 3 and "".join(line.split()) not in good_lines:
+                pattern = r"\s*".join(re.escape(t) for t in toks)
+                consider(0.0, [pattern], [], line.strip())
+                if best is not None:
+                    break
+    if best is None:
         return None
     sig = {"v": SIG_VERSION, "kind": "edit", "glob": glob, **best[1]}
     fix_line = next((ln.strip() for ln in good.splitlines() if ln.strip() and ln.strip() not in bad), "")
@@ -682,7 +698,9 @@ def derive_edit_alone(path: str, new: str, old: str = "") -> dict[str, Any] | No
         return None
     added = [ln.strip() for ln in (new or "").splitlines() if ln.strip() and ln.strip() not in (old or "")]
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    manifest = ext in ("txt", "lock", "toml", "cfg", "ini", "env", "json", "yaml", "yml", "mod", "sum") or "." not in name
+    manifest = (
+        ext in ("txt", "lock", "toml", "cfg", "ini", "env", "json", "yaml", "yml", "mod", "sum") or "." not in name
+    )
     if manifest:
         return {"v": SIG_VERSION, "kind": "edit", "glob": name}
     best, best_score = "", 0.0
@@ -721,7 +739,18 @@ def is_command_like(text: str) -> bool:
     if len(words) > 30:
         return False
     first = words[0]
-    return bool(re.match(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*|[a-z0-9_./~][\w./~+-]*)$", first))
+    if not re.match(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*|[a-z0-9_./~][\w./~+-]*)$", first):
+        return False
+    # Prose that starts like a command ("pytest tests/ for django"): bare English
+    # function words outside quotes are not arguments anyone types.
+    unquoted = re.sub(r"(['\"]).*?\1", " ", text)
+    return not any(w in _PROSE_WORDS for w in unquoted.lower().split()[1:])
+
+
+_PROSE_WORDS = {
+    "the", "for", "when", "outside", "without", "before", "after", "because", "instead", "should", "always",
+    "never", "with", "into", "onto", "then", "than", "which", "that", "this", "these", "those", "while",
+}  # fmt: skip
 
 
 def fix_commands(text: str, program: str) -> list[str]:
