@@ -648,3 +648,32 @@ def test_plugin_config_section(tmp_path: Path, twiceshy_home: Path) -> None:
     (config / "config.yaml").write_text("plugins:\n  guard: [not, a, mapping]\n")
     with pytest.raises(ConfigError, match=r"plugins\.guard must be a mapping"):
         load_config(tmp_path)
+
+
+# --------------------------------------------------------------------------
+# docs/plugins.md: the complete plugin is complete, short, and works
+# --------------------------------------------------------------------------
+
+
+def test_the_plugin_in_the_docs_works_and_is_under_30_lines(tmp_path: Path, twiceshy_home: Path) -> None:
+    import re
+    import types
+
+    doc = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
+    toml = re.search(r"```toml\n(# pyproject.toml\n.*?)```", doc, re.S)
+    code = re.search(r"```python\n(# twiceshy_no_dotenv.py\n.*?)```", doc, re.S)
+    assert toml and code
+    assert len(toml.group(1).splitlines()) + len(code.group(1).splitlines()) < 30
+    assert 'no-dotenv = "twiceshy_no_dotenv"' in toml.group(1)
+    module = types.ModuleType("twiceshy_no_dotenv")
+    exec(compile(code.group(1), "twiceshy_no_dotenv.py", "exec"), module.__dict__)
+    config = twiceshy_home / "config"
+    config.mkdir()
+    (config / "config.yaml").write_text("plugins:\n  no-dotenv:\n    allow: [.env.example]\n")
+    ctx = adapters_only(tmp_path)
+    ctx.pm.register(module, name="no-dotenv")
+    assert deny_reason(handle_hook(ctx, "claude-code", "PreToolUse", pre("cat .env")).stdout)
+    read = {**pre(""), "tool_name": "Read", "tool_input": {"file_path": "/tmp/proj/.env.local"}}
+    assert deny_reason(handle_hook(ctx, "claude-code", "PreToolUse", read).stdout)
+    for fine in ("cat .env.example", "cat .envrc", "ls -la"):
+        assert handle_hook(ctx, "claude-code", "PreToolUse", pre(fine)).stdout == "", fine
