@@ -513,7 +513,8 @@ class Engine:
         # Plugins hand their workers over through the register_workers hook (ctx.workers()).
         self._workers = list(BACKGROUND_WORKERS)
         try:
-            self._workers += [w for w in self.ctx.workers() if w not in self._workers]
+            if self.ctx is not None:
+                self._workers += [w for w in self.ctx.workers() if w not in self._workers]
         except Exception as exc:
             record_error("engine.workers", exc)
         for worker in self._workers:
@@ -983,7 +984,7 @@ class Engine:
         if event is not None and event.kind == "pre_tool":
             session = ctx.session(event.session_id)  # type: ignore[union-attr]
             log_before = len(session.get("shown_log") or [])
-        out = handle_hook(ctx, agent, native_event, payload, info, event=event)  # type: ignore[arg-type]  # parsed once
+        out = handle_hook(ctx, agent, native_event, payload, info, event=event)  # parsed once
         entry.update(kind=info.get("kind"), action=info.get("action", "error"), path="live")
         if session is not None and log_before is not None:
             self._note_delivery(event_id, event.session_id, session.get("shown_log") or [], log_before)  # type: ignore[union-attr]

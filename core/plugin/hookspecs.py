@@ -172,7 +172,7 @@ def register_workers(ctx: EngineContext) -> list[Worker] | None:
 
 
 @hookspec
-def agent_names() -> list[str]:
+def agent_names() -> list[str] | None:
     """Return the agent names this plugin adapts (e.g. ``["claude-code"]``).
 
     Not firstresult: the CLI lists all of them as choices.

@@ -40,7 +40,7 @@ def hook_event(
     event gets the payload's ``prompt``.
     """
     return CoreEvent(
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         agent=agent,
         native_event=native_event,
         session_id=text_field(payload, "session_id") if session_id is None else session_id,
