@@ -46,116 +46,300 @@ HOLD_TAG = "review:held"
 APPROVED_TAG = "review:approved"
 REASON_PREFIX = "review-reason:"
 
-_SHELLS = r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k|c|tc|fi)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell"
-_FETCH = r"(?:curl|wget|fetch|http|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)"
+_SHELLS = (
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|da|k|c|tc|fi)?sh|python[0-9.]*|perl|ruby|node|php|pwsh|powershell"
+    r"|deno|bun)"
+)
+_FETCH = r"(?:curl|wget|fetch|http|https|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|lwp-download)"
+_NET = r"(?:curl|wget|nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|http|https|openssl\s+s_client)"
+# Files and variables that hold credentials.
+_SECRET_PATH = (
+    r"(?:\.ssh\b|id_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws\b|\.gnupg\b|\.kube/config|\.docker/config|\.netrc\b"
+    r"|\.npmrc\b|\.pypirc\b|\.git-credentials\b|(?<![\w-])\.env\b|credentials\b|/etc/(?:passwd|shadow)\b|\.pgpass\b"
+    r"|keychain|wallet\.dat)"
+)
+_SECRET_VAR = r"\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*\}?"
+_RM_RECURSIVE = r"\brm\s+(?:-[\w-]+\s+)*(?:-[a-z]*r[a-z]*|-R[a-z]*|--recursive)\b(?:\s+-[\w-]+)*\s+"
 
-# (category, pattern) — case-insensitive, searched in the lesson text.
+# (category, pattern) — case-insensitive, searched in the lesson text. Every
+# repetition is bounded: a lesson text is attacker-influenced.
 RULES: list[tuple[str, re.Pattern[str]]] = [
     # -- fetch and execute --------------------------------------------------
-    ("network fetch piped to a shell", re.compile(rf"\b{_FETCH}\b[^\n|;&]*\|\s*(?:{_SHELLS})\b", re.I)),
-    ("network fetch run by a shell", re.compile(rf"\b(?:{_SHELLS})\s+(?:-\S+\s+)*<\(\s*{_FETCH}\b", re.I)),
-    ("network fetch run by a shell", re.compile(rf"\b(?:{_SHELLS})\s+-c\s+[\"']?\$\(\s*{_FETCH}\b", re.I)),
+    ("network fetch piped to a shell", re.compile(rf"\b{_FETCH}\b[^\n|;&]{{0,400}}\|\s*(?:{_SHELLS})\b", re.I)),
+    ("network fetch run by a shell", re.compile(rf"\b(?:{_SHELLS})\s+(?:-\S+\s+){{0,4}}<\(\s*{_FETCH}\b", re.I)),
+    (
+        "network fetch run by a shell",
+        re.compile(
+            rf"\b(?:{_SHELLS}|eval|exec|iex)\b[^\n]{{0,30}}?[\"'(]?\s*(?:\$\(|`)\s*(?:sudo\s+)?{_FETCH}\b", re.I
+        ),
+    ),
     ("network fetch run by a shell", re.compile(rf"\b(?:source|\.)\s+<\(\s*{_FETCH}\b", re.I)),
+    (
+        "network fetch piped to a shell",
+        re.compile(
+            rf"\b(?:pipe|piping|feed|feeding)\b[^\n.;]{{0,80}}?\b(?:in)?to\s+(?:{_SHELLS})\b",
+            re.I,
+        ),
+    ),
+    (
+        "decoded payload piped to a shell",
+        re.compile(
+            rf"\b(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:base64|enc)[^\n|]{{0,40}}-d|rev\b|gunzip)"
+            rf"[^\n|]{{0,200}}\|\s*(?:{_SHELLS})\b",
+            re.I,
+        ),
+    ),
+    (
+        "network fetch run by an interpreter",
+        re.compile(r"\b(?:exec|eval)\s*\(\s*(?:urllib\.request\.)?(?:urlopen|requests\.get|fetch)\s*\(", re.I),
+    ),
     ("PowerShell download and execute", re.compile(r"\b(?:iex|invoke-expression)\b", re.I)),
     ("PowerShell download and execute", re.compile(r"\bnew-object\s+(?:system\.)?net\.webclient\b", re.I)),
-    ("reverse shell", re.compile(r"\b(?:nc|ncat|netcat)\b[^\n]*\s-(?:e|c)\s", re.I)),
+    ("reverse shell", re.compile(r"\b(?:nc|ncat|netcat)\b[^\n]{0,200}\s-(?:e|c)\s", re.I)),
     ("reverse shell", re.compile(r"/dev/(?:tcp|udp)/", re.I)),
+    # -- exfiltration -----------------------------------------------------------
     (
         "uploads local files",
         re.compile(
-            rf"\b{_FETCH}\b[^\n]*\s(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|--upload-file)\s*[\"']?\S*@?[~/$]", re.I
+            rf"\b{_FETCH}\b[^\n]{{0,300}}\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file"
+            r"|--post-file|--body-file)[\s=]*[\"']?[\w.-]{0,40}=?@?[~/$]",
+            re.I,
+        ),
+    ),
+    (
+        "sends secrets or the environment to a host",
+        re.compile(
+            rf"(?:\benv\b|\bprintenv\b|\bexport\s+-p\b|\bset\b(?=\s*\|)|{_SECRET_PATH})[^\n|]{{0,200}}"
+            rf"(?:\|[^\n|]{{0,100}}){{0,3}}\|\s*(?:sudo\s+)?{_NET}\b",
+            re.I,
+        ),
+    ),
+    (
+        "sends secrets or the environment to a host",
+        re.compile(
+            rf"\b{_NET}\b[^\n]{{0,300}}(?:\$\(\s*(?:env|printenv|cat\s+[^\n)]{{0,80}}{_SECRET_PATH})|{_SECRET_PATH}"
+            rf"|(?:[?&][\w-]{{1,30}}=|-d\s*[\"']?|--data\S*\s*[\"']?|-F\s*[\"']?[\w-]{{1,30}}=){_SECRET_VAR})",
+            re.I,
+        ),
+    ),
+    ("pushes the repository to another remote", re.compile(r"\bgit\s+push\b[^\n;&|]{0,200}\s--(?:all|mirror)\b", re.I)),
+    (
+        "sends secrets or the environment to a host",
+        re.compile(
+            r"\b(?:send|post|upload|paste|share|submit|forward|e-?mail|transmit|exfiltrate|copy|leak)\b[^\n.]{0,60}?"
+            r"(?:\b(?:api[ _-]?keys?|tokens?|secrets?|credentials?|passwords?|private[ _-]keys?|ssh[ _-]keys?|"
+            r"env(?:ironment)?(?:\s+(?:variables|vars))?|id_rsa|cookies?|session\s+ids?)\b|\.env\b|\.aws\b|\.ssh\b)"
+            r"[^\n.]{0,80}?\b(?:to|at|into|on)\s+(?:https?://|[\w-]+\.[a-z]{2,}\b|the\s+(?:\w+\s+){0,3}(?:endpoint|server"
+            r"|url|webhook|site|host|form|channel|issue|chat)|a\s+(?:\w+\s+){0,3}(?:endpoint|server|url|webhook|site|host))",
+            re.I,
         ),
     ),
     # -- destructive ----------------------------------------------------------
     (
-        "recursive delete of a root, home or system folder",
+        "recursive delete of a root, home, project or system folder",
         re.compile(
-            r"\brm\s+(?:-[a-z]*\s+)*-[a-z]*(?:r[a-z]*f|f[a-z]*r)[a-z]*\s+(?:-[a-z-]+\s+)*"
-            r"(?:--no-preserve-root|[\"']?(?:/|/\*|~/?|\$home/?|\$\{home\}/?|/(?:etc|usr|boot|bin|sbin|lib|lib64|root|sys|proc)\b(?:/[^\s;&|`'\"]*)?"
-            r"|/(?:var|home|opt|srv)/?\*?)[\"']?(?=\s|$|[;&|`'\")]))",
+            _RM_RECURSIVE + r"(?:--no-preserve-root|[\"']?(?:/|/\*|~/?\*?|\$home/?\*?|\$\{home\}/?\*?|\.{1,2}/?\*?|\*"
+            r"|\.git/?|/(?:etc|usr|boot|bin|sbin|lib|lib64|root|sys|proc|dev)\b(?:/[^\s;&|`'\"]*)?"
+            r"|/(?:var|home|opt|srv|mnt|data)/?\*?|/var/lib\b(?:/[^\s;&|`'\"]*)?|/home/[\w.-]+/?\*?"
+            r"|(?:~|\$home|\$\{home\})/\.(?:ssh|config|aws|gnupg|kube|local)\b/?)[\"']?(?=\s|$|[;&|`'\")]))",
             re.I,
         ),
     ),
     ("recursive delete without a root guard", re.compile(r"--no-preserve-root\b", re.I)),
-    ("formats a disk", re.compile(r"\bmkfs(?:\.[a-z0-9]+)?\b|\bwipefs\b|\bmkswap\s+/dev/", re.I)),
-    ("overwrites a raw device", re.compile(r"\bdd\b[^\n]*\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)", re.I)),
+    (
+        "recursive delete of a root, home, project or system folder",
+        re.compile(r"\bfind\s+(?:/|~|\$home|\.)\s[^\n]{0,200}(?:-delete\b|-exec\s+rm\b)", re.I),
+    ),
+    (
+        "formats a disk",
+        re.compile(r"\bmkfs(?:\.[a-z0-9]+)?\b|\bwipefs\b|\bmkswap\s+/dev/|\bshred\b[^\n]{0,80}/dev/", re.I),
+    ),
+    ("overwrites a raw device", re.compile(r"\bdd\b[^\n]{0,200}\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)", re.I)),
     (
         "overwrites a raw device",
         re.compile(r">\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|xvd[a-z]|vd[a-z]|mmcblk\d|disk\d)", re.I),
     ),
     (
         "force-push over shared history",
-        re.compile(r"\bgit\s+push\b[^\n;&|]*\s(?:--force(?!-with-lease|-if-includes)\b|-f\b|\+\w)", re.I),
+        re.compile(
+            r"\bgit\s+push\b[^\n;&|]{0,200}\s(?:--force(?!-with-lease|-if-includes)\b|-f\b|\+[\w/]+"
+            r"|--delete\s+(?:main|master|trunk|develop|production|release)\b|:(?:main|master)\b)",
+            re.I,
+        ),
     ),
-    ("drops database objects", re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+table)\b", re.I)),
+    ("force-push over shared history", re.compile(r"\bforce[- ]push(?:es|ed|ing)?\b(?![- ]with[- ]lease)", re.I)),
+    (
+        "discards work (reset --hard, clean -f, checkout .)",
+        re.compile(
+            r"\bgit\s+reset\b[^\n;&|]{0,100}\s--hard\b|\bgit\s+clean\s+(?:-\w+\s+){0,3}-[a-z]*f|"
+            r"\bgit\s+(?:checkout|restore)\s+(?:--\s+)?\.(?=\s|$|[;&|`'\")])|\bgit\s+stash\s+clear\b"
+            r"|\bgit\s+branch\s+-D\s+(?:main|master|trunk|develop|production)\b",
+            re.I,
+        ),
+    ),
+    (
+        "drops database objects",
+        re.compile(
+            r"\b(?:drop\s+(?:table|database|schema|collection)|truncate\s+table)\b|\bdropdb\b|\bflushall\b|\bflushdb\b"
+            r"|\bdropDatabase\s*\(|\bdelete\s+from\s+[\w.\"`]{1,64}\s*(?:;|$|[\"'`)])",
+            re.I,
+        ),
+    ),
     (
         "world-writable permissions",
-        re.compile(r"\bchmod\s+(?:-[a-z]*\s+)*(?:-R\s+)?0?777\b|\bchmod\s+-R\s+(?:a\+rwx|ugo\+rwx)", re.I),
+        re.compile(r"\bchmod\s+(?:-[a-z]+\s+){0,3}0?777\b|\bchmod\s+(?:-[a-z]+\s+){0,3}(?:a|ugo|o)\+(?:rwx|w)\b", re.I),
     ),
     (
-        "destroys infrastructure",
-        re.compile(r"\bterraform\s+destroy\b|\bkubectl\s+delete\b[^\n]*(?:--all\b|\bnamespace\b|\bns\b)", re.I),
+        "destroys infrastructure or volumes",
+        re.compile(
+            r"\bterraform\s+(?:destroy\b|apply\b[^\n]{0,60}-destroy\b)|\bpulumi\s+destroy\b"
+            r"|\bkubectl\s+delete\b[^\n]{0,100}(?:--all\b|\bnamespace\b|\bns\b|\bpv\b|\bpvc\b)"
+            r"|\bdocker\s+(?:system|volume)\s+prune\b[^\n]{0,60}(?:-a\b|--all\b|--volumes\b)"
+            r"|\bdocker[- ]compose\s+down\b(?:(?!without|\bno\b|\bnot\b)[^\n]){0,60}\s(?:-v|--volumes)\b|\bdocker\s+volume\s+rm\b"
+            r"|\baws\s+s3\s+(?:rm|rb)\b[^\n]{0,200}--(?:recursive|force)\b|\bgsutil\s+(?:-m\s+)?rm\s+-r"
+            r"|\baz\s+group\s+delete\b|\bgcloud\s+projects\s+delete\b",
+            re.I,
+        ),
+    ),
+    (
+        "destroys data",
+        re.compile(
+            r"\b(?:wipe|erase|destroy|nuke|purge|drop|delete|remove|rm)\s+(?:the\s+|all\s+|every\s+|your\s+|entire\s+"
+            r"|whole\s+|of\s+){1,3}(?:(?:production|prod|staging|live|user|customer|remote)\s+)?"
+            r"(?:(?!(?:test|tests|temp|tmp|cache|cached|build|old|stale|local|sample|fixture|dummy|mock|scratch)\b)"
+            r"[\w-]+\s+)?"
+            r"(?:databases?|db|tables?|data(?:base)?|disks?|drives?|volumes?|home\s+(?:dir(?:ectory)?|folder)"
+            r"|backups?|git\s+history|history|repo(?:sitory)?)\b",
+            re.I,
+        ),
     ),
     ("fork bomb", re.compile(r":\(\)\s*\{\s*:\|:&\s*\}\s*;\s*:")),
     # -- disabling safety checks --------------------------------------------------
     (
         "disables safety checks",
         re.compile(
-            r"--no-verify\b|--dangerously[-\w]*|--yolo\b|--no-sandbox\b|--disable-hooks?\b"
-            r"|\bsetenforce\s+0\b|\bufw\s+disable\b|\bcore\.hooksPath\s*=?\s*/dev/null",
+            r"--no-verify\b|--dangerously[-\w]*|--yolo\b|--no-sandbox\b|--disable-hooks?\b|--no-hooks?\b"
+            r"|\bsetenforce\s+0\b|\bufw\s+disable\b|\bcore\.hooksPath\s*=?\s*(?:/dev/null|\"\"|''|\S*empty)"
+            r"|\bgit\s+commit\b[^\n;&|]{0,120}\s-[a-mo-z]*n[a-z]*\b|\bpre-commit\s+uninstall\b|\bhusky\s+uninstall\b"
+            r"|\bHUSKY\s*=\s*0\b|\bSKIP\s*=\s*[\w,-]+\s+git\b|\brm\b[^\n]{0,100}\.git/hooks\b"
+            r"|\bset\s+\+(?:e|o\s+(?:errexit|pipefail|nounset))\b",
+            re.I,
+        ),
+    ),
+    (
+        "disables tests or checks",
+        re.compile(
+            r"@pytest\.mark\.skip\b|\bpytest\.skip\(|@unittest\.skip\b|\b(?:it|describe|test)\.skip\(|\bxit\("
+            r"|\bcontinue-on-error:\s*true\b|\ballow_failure:\s*true\b|-DskipTests\b|-Dmaven\.test\.skip=true\b"
+            r"|\b(?:pytest|tox|jest|vitest|mocha|(?:npm|yarn|pnpm)\s+(?:run\s+)?test|make\s+(?:test|check)|go\s+test"
+            r"|cargo\s+test|mvn\s+test)\b[^\n;&|]{0,100}\|\|\s*(?:true|exit\s+0|:)(?=\s|$|[;)`'\"])"
+            r"|\b(?:skip|disable|delete|remove|comment\s+out|turn\s+off|silence|xfail)\s+(?:the\s+|all\s+|any\s+|every\s+)?"
+            r"(?:(?:failing|flaky|broken|red|offending)\s+)?(?:unit\s+|integration\s+)?(?:tests?|test\s+cases?|test\s+files?"
+            r"|assertions?|checks?|linters?|lint(?:ing)?(?:\s+(?:jobs?|checks?|steps?))?|ci(?:\s+(?:checks?|jobs?|steps?))?"
+            r"|security\s+(?:scans?|checks?)|type\s*check(?:s|ing)?|pre-commit(?:\s+hooks?)?|git\s+hooks?)\b",
             re.I,
         ),
     ),
     (
         "turns TLS verification off",
         re.compile(
-            r"\bsslverify\s*=?\s*false\b|\bstrict-ssl\s*=?\s*false\b|\bverify\s*=\s*false\b"
-            r"|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*0\b|\bPYTHONHTTPSVERIFY\s*=\s*0\b|\bcurl\b[^\n]*\s(?:-k|--insecure)\b",
+            r"\bsslverify\s*=?\s*false\b|\bstrict-ssl\s*=?\s*false\b|\bverify\s*=\s*false\b|\bGIT_SSL_NO_VERIFY\s*=\s*(?:1|true)\b"
+            r"|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*0\b|\bPYTHONHTTPSVERIFY\s*=\s*0\b|\bcurl\b[^\n]{0,200}\s(?:-k|--insecure)\b"
+            r"|\bwget\b[^\n]{0,200}--no-check-certificate\b|--trusted-host\b"
+            r"|\b(?:disable|turn\s+off|skip|bypass)\s+(?:the\s+)?(?:ssl|tls|https|certificate|cert)\s+(?:verification|checks?|validation)\b",
             re.I,
         ),
     ),
     (
         "tells the agent to switch off its guard",
         re.compile(
-            r"\b(?:disable|turn\s+off|uninstall|remove|bypass|skip)\s+(?:the\s+|all\s+|any\s+)?"
-            r"(?:twiceshy|hooks?|sandbox|guardrails?|safety\s+checks?|permission\s+checks?|approvals?)\b",
+            r"\b(?:disable|turn\s+off|uninstall|remove|bypass|skip|kill|stop)\s+(?:the\s+|all\s+|any\s+|its\s+|your\s+)?"
+            r"(?:twiceshy|hooks?|sandbox|guardrails?|safety\s+(?:checks?|hooks?)|permission\s+(?:checks?|prompts?)"
+            r"|approvals?|security\s+(?:checks?|hooks?))\b",
             re.I,
         ),
     ),
     (
         "prompt-injection phrasing",
         re.compile(
-            r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+"
-            r"(?:instructions|rules|guidelines|messages|system\s+prompt)\b",
+            r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above"
+            r"|earlier|preceding|system|original)\s+(?:instructions|rules|guidelines|messages|prompts?|directions)\b"
+            r"|\b(?:new|updated|revised|real)\s+system\s+(?:prompt|instructions?)\b|\bsystem\s+override\b"
+            r"|\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b"
+            r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|alert)\s+the\s+user\b"
+            r"|\bhide\s+(?:this|it)\s+from\s+the\s+user\b|\bwithout\s+(?:telling|informing)\s+the\s+user\b",
             re.I,
         ),
     ),
 ]
 
+# Categories held even when phrased as a warning: there is no honest way to
+# warn "ignore previous instructions" into an agent's memory.
+_ALWAYS_HELD = ("prompt-injection phrasing", "fork bomb")
+
 # Words right before a mention that make it a warning, not an instruction:
 # "never run `X`", "don't use X", "avoid X", "instead of X", "rather than X".
-_NEGATED_BEFORE = re.compile(
+_NEGATION = (
     r"(?:\bnever|\bdon'?t|\bdo\s+not|\bdoes\s+not|\bavoid(?:ing)?|\binstead\s+of|\brather\s+than|\bnot|\bno"
-    r"|\bstop|\bwithout|\bforbid(?:den)?|\bprohibited|\bdangerous(?:\s+to)?|\bnot\s+safe\s+to)"
-    r"(?:\s+(?:ever|again|even))?(?:\s+(?:run(?:ning)?|use|using|do|doing|execute|executing|call|try|type|pipe|piping))?"
-    r"(?:\s+(?:a|the|any))?\s*[`\"'(]?\s*$",
+    r"|\bstop|\bwithout|\bforbid(?:den)?|\bprohibited|\bbanned|\bdangerous(?:\s+to)?|\bnot\s+safe\s+to|\bmust\s+not"
+    r"|\bshould\s+not|\bshouldn'?t|\bmustn'?t|\bcan'?t|\bcannot|\brefuse\s+to|\bwarn(?:s|ed)?\s+against|\bbeware\s+of"
+    r"|\bunsafe\s+to|\bbad\s+idea\s+to|\bnot\s+allowed\s+to)"
+)
+_FILLER = (
+    r"(?:\s*,?\s*(?:ever|again|even|just|once|under\s+any\s+circumstances|at\s+all|blindly|casually|yourself)\s*,?)*"
+)
+_VERBS = (
+    r"(?:\s+(?:run(?:ning)?|use|using|do|doing|execute|executing|call(?:ing)?|try(?:ing)?|type|typing|pipe|piping"
+    r"|send(?:ing)?|post(?:ing)?|upload(?:ing)?|share|sharing|paste|pasting|commit(?:ting)?|push(?:ing)?|delet(?:e|ing)"
+    r"|remov(?:e|ing)|disabl(?:e|ing)|skip(?:ping)?|turn(?:ing)?\s+off|forc(?:e|ing)|wip(?:e|ing)|drop(?:ping)?"
+    r"|add(?:ing)?|set(?:ting)?|rely(?:ing)?\s+on|resort(?:ing)?\s+to|reach(?:ing)?\s+for|chmod|apply|applying"
+    r"|with|by|to))?"
+)
+_NEGATED_BEFORE = re.compile(
+    r"(?P<neg>" + _NEGATION + r")" + _FILLER + _VERBS + _VERBS + r"(?:\s+(?:a|an|the|any|this|that|it|with))?"
+    r"(?:\s+[\w-]+\s+like)?\s*[`\"'(]?\s*$",
+    re.I,
+)
+# "no need to avoid X", "not dangerous to run X": the negation is itself negated.
+_DOUBLE_NEGATION = re.compile(
+    r"(?:\bno\s+need\s+to|\bneedn'?t|\b(?:don'?t|do\s+not|doesn'?t)\s+(?:need|have)\s+to|\bno\s+reason\s+to|\bnot"
+    r"|\bn'?t|\bnever|\bisn'?t|\bnot\s+really|\bstop|\bquit|\bpointless\s+to|\bunnecessary\s+to)\s*$",
     re.I,
 )
 # ... or right after it: "`curl x | sh` failed", "... is dangerous", "... is blocked".
 _NEGATED_AFTER = re.compile(
-    r"^[`\"')]?\s*(?:\([^)]{0,80}\)\s*)?(?:failed|fails|did\s+not\s+(?:work|help)|didn'?t\s+(?:work|help)|was\s+(?:blocked|denied|refused|rejected)"
-    r"|is\s+(?:dangerous|destructive|forbidden|not\s+allowed|blocked)|must\s+not|should\s+not|shouldn'?t|can\s+destroy|will\s+destroy|destroys|wipes)\b",
+    r"^[`\"')]?\s*(?:\([^)]{0,80}\)\s*)?[,:—–-]?\s*(?:failed|fails|did\s+not\s+(?:work|help)|didn'?t\s+(?:work|help)"
+    r"|(?:was|were|is|are|got|gets)\s+(?:blocked|denied|refused|rejected)"
+    r"|(?:is|are|was|would\s+be)\s+(?:dangerous|destructive|forbidden|prohibited|banned|unsafe|risky|irreversible"
+    r"|a\s+(?:mistake|bad\s+idea|footgun)|not\s+(?:allowed|safe|ok|okay|needed|necessary|the\s+(?:fix|answer))|never\s+(?:ok|okay|safe|needed)|blocked)"
+    r"|must\s+not|must\s+never|should\s+not|should\s+never|shouldn'?t|can\s+(?:destroy|wipe|delete|lose)"
+    r"|will\s+(?:destroy|wipe|delete|lose|break|discard)|destroys|wipes|discards|deletes\s+everything|loses"
+    r"|deleted|removed|wiped|destroyed|erased|overwrote|lost|broke|corrupted|caused|never|(?:—|-|:)?\s*(?:never|don'?t|do\s+not|avoid))\b",
     re.I,
 )
+
+_PROHIBITED_LATER = re.compile(
+    r"\b(?:must|should|may)\s+(?:not|never)\s+be\s+(?:used|run|done|executed|applied|typed)\b", re.I
+)
+
+_PREFERRED_OVER = re.compile(r"\bprefer\w*\b[^.;\n]{0,80}\b(?:over|than|to)\s*[`\"'(]?\s*$", re.I)
 
 
 def _negated(text: str, start: int, end: int) -> bool:
     """Is the mention at ``text[start:end]`` a warning against it (same sentence)?"""
-    before = text[max(0, start - 40) : start]
+    before = text[max(0, start - 80) : start]
     before = re.split(r"[.!?\n;]\s", before)[-1]
-    if _NEGATED_BEFORE.search(before):
+    if _PREFERRED_OVER.search(before):
+        return True  # "prefer `git revert` over `git push --force`"
+    found = _NEGATED_BEFORE.search(before)
+    if found and not _DOUBLE_NEGATION.search(before[: found.start("neg")]):
         return True
-    return bool(_NEGATED_AFTER.match(text[end : end + 60]))
+    after = text[end : end + 120]
+    if _NEGATED_AFTER.match(after):
+        return True
+    # "`X` hides errors and must not be used": a prohibition later in the same clause.
+    clause = re.split(r"[.!?\n;]\s", after)[0]
+    return bool(_PROHIBITED_LATER.search(clause))
 
 
 def _mention_end(text: str, start: int, end: int) -> int:
@@ -168,23 +352,63 @@ def _mention_end(text: str, start: int, end: int) -> int:
     return end
 
 
+def _mention_start(text: str, start: int) -> int:
+    """Back up to the opening backtick of the mention's span ("never `X`")."""
+    tick = text.rfind("`", 0, start)
+    if tick >= 0 and text.count("`", 0, tick) % 2 == 0 and "\n" not in text[tick:start]:
+        return tick
+    return start
+
+
+_FETCH_TO_FILE = re.compile(
+    rf"\b{_FETCH}\b[^\n]{{0,300}}?(?:\s(?:-o|-O|--output|--output-document)[\s=]*[\"']?(?P<out>[^\s\"';&|]+)"
+    r"|(?P<url>https?://[^\s\"';&|]+/(?P<base>[\w.-]+\.(?:sh|bash|py|pl|rb|ps1|run|bin|exe))\b))",
+    re.I,
+)
+MAX_REVIEW_CHARS = 20_000
+
+
+def _download_then_run(text: str) -> bool:
+    """A fetched file that the same lesson then executes (``curl -o x.sh …; bash x.sh``)."""
+    for m in _FETCH_TO_FILE.finditer(text):
+        name = m.group("out") or m.group("base")
+        if not name:
+            continue
+        base = re.escape(name.rsplit("/", 1)[-1])
+        after = text[m.end() : m.end() + 400]
+        run = re.search(
+            rf"(?:\b(?:{_SHELLS}|source|chmod\s+\+x)\s+(?:-\S+\s+){{0,3}}[\"']?\S*{base}\b|(?:^|[\s;&|])\.?/\S*{base}\b)",
+            after,
+            re.I,
+        )
+        if run and not _negated(text, m.start(), m.end()):
+            return True
+    return False
+
+
 def classify(text: str) -> list[str]:
     """Why this lesson text must be held for review ([] if it may be shown).
 
     Each reason names a category (e.g. ``network fetch piped to a shell``)
-    for a mention that is not plainly negated.
+    for a mention that is not plainly negated. Text past
+    :data:`MAX_REVIEW_CHARS` is not read; such a lesson is held for its length.
     """
     if not text:
         return []
     reasons: list[str] = []
+    if len(text) > MAX_REVIEW_CHARS:
+        reasons.append("too long to review")
+        text = text[:MAX_REVIEW_CHARS]
     for category, pattern in RULES:
         if category in reasons:
             continue
         for match in pattern.finditer(text):
             end = _mention_end(text, match.start(), match.end())
-            if not _negated(text, match.start(), end) or category in ("prompt-injection phrasing", "fork bomb"):
+            if category in _ALWAYS_HELD or not _negated(text, _mention_start(text, match.start()), end):
                 reasons.append(category)
                 break
+    if "download and execute" not in reasons and _download_then_run(text):
+        reasons.append("download and execute")
     return reasons
 
 
