@@ -65,6 +65,53 @@ SECRETS = [
     ("credentials", "credentials: Zm9vYmFyYmF6cXV4", "Zm9vYmFyYmF6cXV4"),
     ("entropy-key", "signing_key = 9f8A7b6C5d4E3f2G1h0IjKlMn", "9f8A7b6C5d4E3f2G1h0IjKlMn"),
     ("entropy-signature", "X-Signature: qZ8vT1rB5nW2yL6kP0aS3dF7", "qZ8vT1rB5nW2yL6kP0aS3dF7"),
+    # issue 19: forms that used to pass through
+    ("curl-u", "curl -u admin:Hunter2Pass https://api.internal/v1", "Hunter2Pass"),
+    ("curl-user-eq", "curl --user=deploy:s3cr3t-pw -X POST https://x", "s3cr3t-pw"),
+    ("url-userinfo", "git clone https://alice:Passw0rd99@git.internal/repo.git", "Passw0rd99"),
+    (
+        "slack-webhook",
+        "curl -X POST https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/abcdEFGHijklMNOPqrstUVWX",
+        "abcdEFGHijklMNOPqrstUVWX",
+    ),
+    (
+        "discord-webhook",
+        "https://discord.com/api/webhooks/123456789/AbCdEfGhIjKlMnOp_qrstuv",
+        "AbCdEfGhIjKlMnOp_qrstuv",
+    ),
+    ("sshpass", "sshpass -p 'Sup3rS3cret' ssh root@host", "Sup3rS3cret"),
+    ("sshpass-glued", "sshpass -pSup3rS3cret ssh root@host", "Sup3rS3cret"),
+    ("mysql-p-long", "mysql -h db -u root -pSECRETvalue42 -e 'select 1'", "SECRETvalue42"),
+    ("pgpassword", "PGPASSWORD=pgSecret77 psql -h db -U app", "pgSecret77"),
+    ("password-eq-flag", "mycli --password=hunter22 --host x", "hunter22"),
+    ("http-password", "wget --http-password=Wg3tPass https://x/file", "Wg3tPass"),
+    ("docker-login", "docker login -u bot -p DockerPass123 registry.example.com", "DockerPass123"),
+    (
+        "bearer-header",
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9xxxxxxxxxxxxxxx",
+        "eyJhbGciOiJIUzI1NiJ9xxxxxxxxxxxxxxx",
+    ),
+    (
+        "aws-session",
+        "AWS_SESSION_TOKEN=FwoGZXIvYXdzEBYaDExampleSessionToken123",
+        "FwoGZXIvYXdzEBYaDExampleSessionToken123",
+    ),
+    ("gitlab-pipeline", "glptt-AbCdEfGhIjKlMnOpQrSt1234", "glptt-AbCdEfGhIjKlMnOpQrSt1234"),
+    ("github-app", "ghs_abcdefghijklmnopqrstuvwxyz012345", "ghs_abcdefghijklmnopqrstuvwxyz012345"),
+    ("npm-authtoken", "//registry.npmjs.org/:_authToken=0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d", "0a1b2c3d-4e5f"),
+    ("netrc-line", "machine api.example.com login bob password NetrcPass9", "NetrcPass9"),
+    ("netrc-multiline", "machine api.example.com\n  login bob\n  password NetrcPass9\n", "NetrcPass9"),
+    ("google-oauth", "ya29.a0AfH6SMBexampleexampleexample", "ya29.a0AfH6SMBexampleexampleexample"),
+    (
+        "ec-private-key",
+        "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBexamplekeymaterial\n-----END EC PRIVATE KEY-----",
+        "MHcCAQEEIBexamplekeymaterial",
+    ),
+    (
+        "jwt-in-url",
+        "https://app/cb?id_token=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhYmMifQ.c2lnbmF0dXJlc2lnbmF0dXJl",
+        "eyJzdWIiOiJhYmMifQ",
+    ),
 ]
 
 # Ordinary developer text that must pass through untouched.
@@ -77,6 +124,11 @@ CLEAN = [
     "Edit src/components/ButtonGroupHeaderItem/index.tsx",
     "the password is stored hashed with bcrypt",
     "https://github.com/owner/repo/blob/main/README.md",
+    "curl -u $USER https://api.internal/v1",
+    "mysql -p app_db < dump.sql",
+    "the password field must be at least 12 characters",
+    "docker login registry.example.com",
+    "ssh -p 2222 deploy@host",
 ]
 
 
@@ -104,3 +156,67 @@ def test_redaction_is_idempotent() -> None:
     for _, text, _ in SECRETS:
         once = redact(text)
         assert redact(once) == once
+
+
+# ---------------------------------------------------------------------------
+# ReDoS: every pattern must stay linear. A crafted 20 kB command took 30.8 s
+# here before (repeated "a-": a free-length scheme/name before a failing tail).
+# ---------------------------------------------------------------------------
+
+FRAGMENTS = [
+    "key", "_key_", "-key-", "password", "password=", "password='", 'password="', "PASSWORD_", "token ", "token=",
+    "secret", "aws ", "aws", "A" * 39 + " ", "a.", "a-", "a://", "a://x:", ":", "@", "/", "mysql ", " -p",
+    "sshpass ", "curl ", " -u ", "u:", "machine ", "login ", "password ", "docker login ", "--password ", "--",
+    "eyJ", "eyJaaaaaaaaa.", "sk-", "ghp_", "glpat-", "xoxb-", "AIza", "-----BEGIN PRIVATE KEY-----", "-----BEGIN ",
+    "bearer ", "Basic ", "hooks.slack.com/services/", "https://", "=", "'", '"', " ", "\n", "x", "0", "sig=", "salt: ",
+]  # fmt: skip
+
+
+def adversarial_inputs(size: int, seed: int = 19) -> list[tuple[str, str]]:
+    """Each fragment repeated, each fragment paired with a few others, and random mixes."""
+    import random
+
+    rng = random.Random(seed)
+
+    def fill(unit: str) -> str:
+        return (unit * (size // len(unit) + 1))[:size]
+
+    out = [(f"rep:{f!r}", fill(f)) for f in FRAGMENTS]
+    for a in FRAGMENTS:
+        for b in rng.sample(FRAGMENTS, 4):
+            out.append((f"pair:{a!r}+{b!r}", fill(a + b)))
+    for i in range(40):
+        parts: list[str] = []
+        while sum(map(len, parts)) < size:
+            parts.append(rng.choice(FRAGMENTS))
+        out.append((f"mix{i}", "".join(parts)[:size]))
+    return out
+
+
+def _time(text: str) -> float:
+    import time
+
+    start = time.perf_counter()
+    redact(text)
+    return time.perf_counter() - start
+
+
+def test_adversarial_inputs_are_redacted_in_bounded_time() -> None:
+    cases = adversarial_inputs(20_000)
+    worst = max((_time(text), name) for name, text in cases)
+    print(f"redaction: {len(cases)} adversarial 20 kB inputs, worst {worst[0] * 1000:.0f} ms ({worst[1]})")
+    assert len(cases) >= 250
+    assert worst[0] < 1.5, worst  # was 30.8 s; ~0.1-0.3 s on a loaded 2-core machine
+
+
+def test_redaction_time_grows_linearly() -> None:
+    # The slowest units at 20 kB, ten times longer: quadratic would be ~100x.
+    for unit in ("a-", "_key_", "password=", "docker login ", "a://x:", "curl  -u "):
+        small = min(_time((unit * 20_000)[:20_000]) for _ in range(3))
+        big = min(_time((unit * 200_000)[:200_000]) for _ in range(2))
+        assert big < 25 * small + 0.5, (unit, small, big)
+
+
+def test_secret_after_long_hostile_prefix_is_still_redacted() -> None:
+    text = "a-" * 10_000 + " PGPASSWORD=pgSecret77 psql"
+    assert "pgSecret77" not in redact(text)
