@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import stat
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 from twiceshy.ops import install as inst
 from twiceshy.plugin.manager import make_manager
 from twiceshy.plugins.claude_code.settings import EVENTS
+from twiceshy.plugins.claude_code.settings import TOOL_MATCHER as CLAUDE_TOOL_MATCHER
 
 USER_SETTINGS = """{
     "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
@@ -112,7 +114,7 @@ def test_install_keeps_user_entries_and_keys(pm, project: Path):
         assert shlex.split(items[0]["command"])[-2:] == ["claude-code", event]
         assert items[0]["type"] == "command" and items[0]["timeout"] == 10
     pre = [g for g in data["hooks"]["PreToolUse"] if our_items({"hooks": {"x": [g]}}, "x")]
-    assert pre[0]["matcher"] == "*"
+    assert pre[0]["matcher"] == CLAUDE_TOOL_MATCHER
     assert "matcher" not in [g for g in data["hooks"]["SessionEnd"]][0]
     # A backup of the original sits next to the file.
     assert result.backup is not None and result.backup.parent == path.parent
@@ -317,3 +319,54 @@ def test_cli_agent_all(tmp_path: Path):
     assert (tmp_path / ".claude" / "settings.json").is_file()
     proc = run_cli("uninstall", "--agent", "all", "--scope", "project", "--project-dir", str(tmp_path))
     assert proc.returncode == 0 and "claude-code: removed twiceshy hooks" in proc.stdout
+
+
+# -- matchers: a process only for the tools that can be a mistake ---------------------------
+
+
+def _matches(matcher: str, tool: str) -> bool:
+    """Claude Code's rule (2.1.197): only [A-Za-z0-9_|] is an exact list, else an
+    unanchored JS regex; Gemini CLI: always a regex. Python's re agrees with JS here."""
+    if re.fullmatch(r"[A-Za-z0-9_|]+", matcher):
+        return tool in matcher.split("|")
+    return re.search(matcher, tool) is not None
+
+
+def test_claude_code_tool_hooks_skip_read_only_tools(pm, project: Path):
+    inst.install(pm, "claude-code", scope="project", project_dir=project)
+    data = json.loads(settings_of(project).read_text(encoding="utf-8"))
+    for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        (group,) = [g for g in data["hooks"][event] if our_items({"hooks": {"x": [g]}}, "x")]
+        for tool in ("Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", "mcp__github__create_issue"):
+            assert _matches(group["matcher"], tool), (event, tool)
+        for tool in ("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "BashOutput", "TodoWrite", "Task"):
+            assert not _matches(group["matcher"], tool), (event, tool)
+
+
+def test_reinstall_narrows_an_old_match_all_group(pm, project: Path):
+    """An install from before the matchers (``*``) is rewritten in place, not duplicated."""
+    inst.install(pm, "claude-code", scope="project", project_dir=project)
+    path = settings_of(project)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for group in data["hooks"]["PreToolUse"]:
+        if our_items({"hooks": {"x": [group]}}, "x"):
+            group["matcher"] = "*"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    inst.install(pm, "claude-code", scope="project", project_dir=project)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    ours = [g for g in data["hooks"]["PreToolUse"] if our_items({"hooks": {"x": [g]}}, "x")]
+    assert [g["matcher"] for g in ours] == [CLAUDE_TOOL_MATCHER]
+
+
+def test_gemini_tool_hooks_skip_read_only_tools():
+    from twiceshy.plugins.gemini.settings import HOOK_SPECS
+
+    tool_specs = [s for s in HOOK_SPECS if s.event in ("BeforeTool", "AfterTool")]
+    assert len(tool_specs) == 2
+    for spec in tool_specs:
+        for tool in ("run_shell_command", "write_file", "replace", "mcp_github_create_issue"):
+            assert _matches(spec.matcher, tool), tool
+        for tool in ("read_file", "read_many_files", "glob", "grep_search", "list_directory", "web_fetch"):
+            assert not _matches(spec.matcher, tool), tool
+    lifecycle = [s for s in HOOK_SPECS if s.event not in ("BeforeTool", "AfterTool")]
+    assert all(s.matcher == "*" for s in lifecycle)

@@ -12,10 +12,18 @@ from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_match
 # hooks at exit unless a SessionEnd hook sets a longer timeout (capped at
 # 60 s), so ours says 10 explicitly; the client hands the work to the engine
 # and returns at once anyway.
+#
+# Tool events fire only for the tools that can be a mistake: the shell, edits
+# and writes, and MCP tools (the judge needs the post-tool of those same
+# tools). Read, Glob, Grep, WebFetch … spawn no process. Claude Code treats a
+# matcher of only ``[A-Za-z0-9_|]`` as an exact name list and anything else as
+# an unanchored JS regex (checked in 2.1.197), hence the anchors.
+TOOL_MATCHER = "^(Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*)$"
+
 HOOK_SPECS: tuple[HookSpec, ...] = (
-    HookSpec("PreToolUse", matcher="*", timeout=10),
-    HookSpec("PostToolUse", matcher="*", timeout=10),
-    HookSpec("PostToolUseFailure", matcher="*", timeout=10),
+    HookSpec("PreToolUse", matcher=TOOL_MATCHER, timeout=10),
+    HookSpec("PostToolUse", matcher=TOOL_MATCHER, timeout=10),
+    HookSpec("PostToolUseFailure", matcher=TOOL_MATCHER, timeout=10),
     HookSpec("SessionStart", timeout=10),
     HookSpec("UserPromptSubmit", timeout=10),
     HookSpec("Stop", timeout=10),

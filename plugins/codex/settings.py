@@ -14,7 +14,8 @@ from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_match
 # Timeouts are in seconds. Codex clamps SessionEnd hooks to 3 s (and warns on
 # every run when a file asks for more), so ours asks for exactly 3; the client
 # hands the work to the engine and returns at once anyway. No matcher: the
-# group then matches every tool (Bash, apply_patch, mcp__*).
+# group then matches every tool, and every tool Codex runs hooks for (Bash,
+# apply_patch, mcp__*) is one that can be a mistake (it reads through Bash).
 HOOK_SPECS: tuple[HookSpec, ...] = (
     HookSpec("PreToolUse", timeout=10),
     HookSpec("PostToolUse", timeout=10),

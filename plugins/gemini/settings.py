@@ -19,9 +19,15 @@ from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_match
 TIMEOUT_MS = 10_000
 _NAME = {"name": "twiceshy"}
 
+# Tool events only for the tools that can be a mistake: the shell, file
+# writes and edits, MCP tools (``mcp_<server>_<tool>``; gemini-cli 0.61 tool
+# names). read_file, glob, grep_search, web_fetch … spawn no process. The
+# matcher is a JS regex tested against the tool name, hence the anchors.
+TOOL_MATCHER = "^(run_shell_command|write_file|replace|mcp_.*)$"
+
 HOOK_SPECS: tuple[HookSpec, ...] = (
-    HookSpec("BeforeTool", matcher="*", timeout=TIMEOUT_MS, extra=_NAME),
-    HookSpec("AfterTool", matcher="*", timeout=TIMEOUT_MS, extra=_NAME),
+    HookSpec("BeforeTool", matcher=TOOL_MATCHER, timeout=TIMEOUT_MS, extra=_NAME),
+    HookSpec("AfterTool", matcher=TOOL_MATCHER, timeout=TIMEOUT_MS, extra=_NAME),
     HookSpec("SessionStart", matcher="*", timeout=TIMEOUT_MS, extra=_NAME),
     HookSpec("BeforeAgent", matcher="*", timeout=TIMEOUT_MS, extra=_NAME),
     HookSpec("AfterAgent", matcher="*", timeout=TIMEOUT_MS, extra=_NAME),
