@@ -1,0 +1,249 @@
+"""hooks/match.py: the stdlib contrastive matcher (splitting, parsing, signatures)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from twiceshy.hooks import match as m
+
+HOOKS = Path(m.__file__).resolve().parent
+
+
+def bash(command: str) -> tuple[str, dict]:
+    return "Bash", {"command": command}
+
+
+# -- splitting ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("a && b; c | d", [["a"], ["b"], ["c"], ["d"]]),
+        ("FOO=1 BAR=2 make build", [["make", "build"]]),
+        ("sudo -u deploy -E systemctl restart web", [["systemctl", "restart", "web"]]),
+        ("env -i PATH=/bin nohup timeout 10 ./run.sh --fast", [["./run.sh", "--fast"]]),
+        ("echo 'a && b' \"c; d\" > out.txt 2>&1", [["echo", "a && b", "c; d"]]),
+        ('git commit -m "fix: it\'s done" || true', [["git", "commit", "-m", "fix: it's done"], ["true"]]),
+        ("bash -lc 'cd web && npm test'", [["cd", "web"], ["npm", "test"]]),
+        ("(cd api && go build ./...) & wait", [["cd", "api"], ["go", "build", "./..."], ["wait"]]),
+        ("ls # a comment && rm -rf /", [["ls"]]),
+        ("printf x\\ y", [["printf", "x y"]]),
+        ("", []),
+    ],
+)
+def test_split_commands(command: str, expected: list[list[str]]) -> None:
+    assert m.split_commands(command) == expected
+
+
+def test_environment_prefix_kept_for_matching() -> None:
+    (call,) = m.parse_command("NODE_OPTIONS=--max-old-space-size=4096 pnpm --filter web build")
+    assert call.program == "pnpm" and "env:NODE_OPTIONS" in call.tokens
+    assert call.sub("pnpm") == ["build"]  # "web" is --filter's value, not the subcommand
+
+
+def test_runners_are_unwrapped_with_their_verb() -> None:
+    (call,) = m.parse_command("uv run alembic -c migrations/alembic.ini upgrade head")
+    assert [p for p, _ in call.levels] == ["uv", "alembic"]
+    assert call.sub("alembic") == ["upgrade"] and "via:uv" in call.tokens and "run:uv run" in call.tokens
+    (py,) = m.parse_command("python3.11 -m pytest tests/api -x")
+    assert py.program == "pytest" and "via:python" in py.tokens and "tests/api" in py.tokens
+
+
+def test_later_commands_know_what_ran_before_them() -> None:
+    calls = m.parse_command("source ~/.nvm/nvm.sh && nvm use && npm ci")
+    assert "pre:nvm" in calls[-1].tokens and "pre:source" in calls[-1].tokens
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["npm", "--help"],
+        ["cargo", "build", "-h"],
+        ["go", "help", "run"],
+        ["aws", "s3", "sync", "help"],
+        ["x", "--version"],
+    ],
+)
+def test_help_calls(argv: list[str]) -> None:
+    assert m.is_help(argv)
+
+
+def test_value_taking_dash_h_is_not_help() -> None:
+    assert not m.is_help(["psql", "-h", "localhost", "-U", "postgres"])
+
+
+def test_values_are_normalised() -> None:
+    assert m.norm_value("./data/*") == "data"
+    assert m.norm_value("zod@3.23.8") == "zod" and m.norm_value("pydantic>=2.2") == "pydantic"
+    assert m.norm_value("@types/node@20") == "@types/node"
+
+
+# -- command signatures ---------------------------------------------------------
+
+FORCE = {"v": 1, "kind": "command", "program": "git", "sub": ["push"], "present": ["--force|-f"]}
+
+
+@pytest.mark.parametrize(
+    ("command", "hit"),
+    [
+        ("git push --force origin main", True),
+        ("git push -f origin feat/x", True),
+        ("cd repo && git push --force", True),
+        ("git push --force-with-lease origin main", False),  # the fix
+        ("git push origin main", False),  # the same program, other arguments
+        ("git push --help", False),
+        ("git status", False),
+        ("git log --force", False),  # another subcommand
+    ],
+)
+def test_present_token_and_subcommand(command: str, hit: bool) -> None:
+    assert m.matches(FORCE, *bash(command)) is hit
+
+
+def test_absent_token_is_the_fix() -> None:
+    sig = {"v": 1, "kind": "command", "program": "deploy.sh", "present": ["--env"], "absent": ["--region"]}
+    assert m.matches(sig, *bash("./deploy.sh --env staging"))
+    assert m.matches(sig, *bash("./deploy.sh --env prod"))
+    assert not m.matches(sig, *bash("./deploy.sh --env staging --region eu-west-1"))
+    assert not m.matches(sig, *bash("./deploy.sh --help"))
+    ok, reason = m.check(sig, *bash("./deploy.sh --env prod"))
+    assert ok and "--region" in reason
+
+
+def test_value_classes_and_literals() -> None:
+    ext = {"v": 1, "kind": "command", "program": "go", "sub": ["run"], "present": ["*.go"]}
+    assert m.matches(ext, *bash("go run cmd/backfill/main.go --from 2026-01-01"))
+    assert not m.matches(ext, *bash("go run ./cmd/backfill"))
+    nodir = {"v": 1, "kind": "command", "program": "helm", "present": ["re:^-f=[^/]+$"]}
+    assert m.matches(nodir, *bash("helm template x charts/x -f values-prod.yaml"))
+    assert not m.matches(nodir, *bash("helm template x charts/x -f charts/x/values-prod.yaml"))
+    url = {"v": 1, "kind": "command", "program": "aws", "present": ["s3://bucket-prod"]}
+    assert m.matches(url, *bash("aws s3 cp a.txt s3://bucket-prod/a.txt"))
+    assert not m.matches(url, *bash("aws s3 cp a.txt s3://bucket-prod-2/a.txt"))
+    family = {"v": 1, "kind": "command", "program": "pnpm", "sub": ["add"], "present": ["moment"]}
+    assert m.matches(family, *bash("pnpm add moment-timezone@0.5.45 --filter web"))
+    assert not m.matches(family, *bash("pnpm add zod --filter web"))
+
+
+def test_flag_values_tell_targets_apart() -> None:
+    sig = {"v": 1, "kind": "command", "program": "terraform", "present": ["-target=module.a"]}
+    assert m.matches(sig, *bash("terraform apply -target=module.a"))
+    assert not m.matches(sig, *bash("terraform apply -target=module.b"))
+
+
+def test_read_only_calls_never_match_a_lesson_about_doing() -> None:
+    sig = {"v": 1, "kind": "command", "program": "npm"}
+    assert m.matches(sig, *bash("npm install"))
+    assert not m.matches(sig, *bash("npm view next version"))
+    assert m.matches({**sig, "looks": True}, *bash("npm view next version"))
+
+
+def test_any_signature() -> None:
+    sig = {
+        "v": 1,
+        "kind": "any",
+        "of": [
+            {"v": 1, "kind": "command", "program": "make", "sub": ["migrate"]},
+            {"v": 1, "kind": "command", "program": "make", "sub": ["db-migrate"]},
+        ],
+    }
+    assert m.matches(sig, *bash("make db-migrate ENV=staging"))
+    assert not m.matches(sig, *bash("make migrate-up"))
+
+
+def test_codex_argv_command() -> None:
+    assert m.matches(FORCE, "shell", {"command": ["bash", "-lc", "git push -f origin main"]})
+
+
+@pytest.mark.parametrize(
+    "sig",
+    [None, {}, {"v": 2, "kind": "command", "program": "git"}, {"v": 1, "kind": "nope"}, {"v": "x"}, "git"],
+)
+def test_unusable_signatures_never_match(sig: object) -> None:
+    assert m.check(sig, *bash("git push --force")) == (False, m.check(sig, *bash("git push --force"))[1])  # type: ignore[arg-type]
+    assert not m.matches(sig, *bash("git push --force"))  # type: ignore[arg-type]
+
+
+# -- edit signatures -------------------------------------------------------------
+
+UTCNOW = {"v": 1, "kind": "edit", "glob": "*.py|*.pyi", "present": [r"re:\.\s*utcnow\s*\(\s*\)"]}
+
+
+def test_edit_signature_fires_on_code_that_brings_the_pattern_back() -> None:
+    assert m.matches(
+        UTCNOW, "Edit", {"file_path": "app/a.py", "old_string": "x", "new_string": "t = datetime.utcnow()"}
+    )
+    assert m.matches(UTCNOW, "Write", {"file_path": "/r/b.pyi", "content": "now = dt.utcnow()\n"})
+    assert not m.matches(UTCNOW, "Edit", {"file_path": "a.py", "old_string": "x", "new_string": "datetime.now(UTC)"})
+    assert not m.matches(UTCNOW, "Edit", {"file_path": "a.js", "old_string": "x", "new_string": "d.utcnow()"})
+    # Kept from the old text, not brought in by this edit.
+    keep = {"file_path": "a.py", "old_string": "a = x.utcnow()\n", "new_string": "a = x.utcnow()\nb = 2\n"}
+    assert not m.matches(UTCNOW, "Edit", keep)
+    assert not m.matches(UTCNOW, *bash("pytest -q"))
+
+
+def test_edit_signature_with_absent_pattern() -> None:
+    sig = {"v": 1, "kind": "edit", "glob": "*.py", "present": [r"re:\bopen\s*\("], "absent": [r"re:\bencoding\s*="]}
+    assert m.matches(sig, "Edit", {"file_path": "x.py", "old_string": "", "new_string": "open(p, 'w')"})
+    assert not m.matches(
+        sig, "Edit", {"file_path": "x.py", "old_string": "", "new_string": "open(p, encoding='utf-8')"}
+    )
+    # The edit removes the argument the fix added: that is the mistake coming back.
+    back = {"file_path": "x.py", "old_string": "open(p, encoding='utf-8')", "new_string": "open(p)"}
+    assert m.matches(sig, "Edit", back)
+
+
+def test_multiedit_and_apply_patch() -> None:
+    multi = {
+        "file_path": "a.py",
+        "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "x.utcnow()"}],
+    }
+    assert m.matches(UTCNOW, "MultiEdit", multi)
+    patch = "*** Begin Patch\n*** Update File: app/t.py\n@@\n-a = 1\n+a = clock.utcnow()\n*** End Patch"
+    assert m.matches(UTCNOW, "apply_patch", {"command": patch})
+    assert m.edit_parts("apply_patch", {"command": patch}) == [("app/t.py", "a = 1", "a = clock.utcnow()")]
+
+
+def test_manifest_glob_by_name() -> None:
+    sig = {"v": 1, "kind": "edit", "glob": "requirements.txt"}
+    assert m.matches(sig, "Edit", {"file_path": "/r/requirements.txt", "old_string": "a\n", "new_string": "a\nb==1\n"})
+    assert not m.matches(sig, "Edit", {"file_path": "/r/requirements.in", "old_string": "a\n", "new_string": "a\nb\n"})
+
+
+# -- stdlib only, fast --------------------------------------------------------------
+
+
+def test_runs_under_isolated_python_without_site_packages() -> None:
+    code = (
+        "import sys; before = set(sys.modules); sys.path.insert(0, sys.argv[1]); import match;"
+        f"sig = {FORCE!r};"
+        "print(match.matches(sig, 'Bash', {'command': 'git push -f origin main'}),"
+        " match.matches(sig, 'Bash', {'command': 'git push --force-with-lease'}),"
+        " sorted(set(sys.modules) - before - {'match', '__future__'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(HOOKS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    # Nothing else imported for a command signature (no re, shlex, json, twiceshy).
+    assert out.stdout.split() == ["True", "False", "[]"], out.stdout + out.stderr
+
+
+def test_check_is_microseconds() -> None:
+    import time
+
+    payload = {"command": "cd web && NODE_ENV=test pnpm --filter web exec vitest run src/utils --reporter=dot"}
+    sigs = [FORCE, {"v": 1, "kind": "command", "program": "pnpm", "sub": ["build"], "absent": ["env:NODE_OPTIONS"]}]
+    start = time.perf_counter()
+    for _ in range(2000):
+        for sig in sigs:
+            m.check(sig, "Bash", payload)
+    per_check_ms = (time.perf_counter() - start) / 4000 * 1000
+    assert per_check_ms < 0.5, per_check_ms
