@@ -768,13 +768,17 @@ def edit_parts(tool_name: str, tool_input: dict) -> list[tuple[str, str, str]]:
                 old = e.get("old_string") or e.get("oldText") or ""
                 if isinstance(new, str):
                     out.append((path, old if isinstance(old, str) else "", new))
+    patch_text = next(
+        (v for v in tool_input.values() if isinstance(v, str) and ("*** Begin Patch" in v or "*** Update File:" in v)),
+        None,
+    )
     for key in _EDIT_NEW_KEYS:
         value = tool_input.get(key)
-        if isinstance(value, str) and path:
+        if isinstance(value, str) and path and patch_text is None:
             old = tool_input.get("old_string") or tool_input.get("old_str") or ""
             out.append((path, old if isinstance(old, str) else "", value))
             break
-    patch = tool_input.get("patch") or tool_input.get("input")
+    patch = patch_text or tool_input.get("patch") or tool_input.get("input")
     if not out and tool_name.lower() in ("apply_patch", "applypatch") and not isinstance(patch, str):
         patch = tool_input.get("command")
     if isinstance(patch, list):
@@ -825,6 +829,7 @@ def check_edit(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool,
     for path, old, new in parts:
         if not path_matches(glob, path):
             continue
+
         def mistake_in(text: str) -> bool:
             return all(_text_hit(p, text) for p in present) and not any(_text_hit(a, text) for a in absent)
 

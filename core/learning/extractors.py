@@ -413,7 +413,7 @@ def edited_paths(step: Step) -> list[str]:
     for key in ("file_path", "path", "notebook_path", "absolute_path", "target_file"):
         if isinstance(tin.get(key), str) and tin[key]:
             return [tin[key]]
-    patch = tin.get("patch") or tin.get("input") or tin.get("command") or ""
+    patch = tin.get("patch") or tin.get("input") or tin.get("command") or tin.get("content") or ""
     if isinstance(patch, list):
         patch = " ".join(str(p) for p in patch)
     return re.findall(r"\*\*\* (?:Update|Add|Delete) File: (\S+)", str(patch))
