@@ -261,3 +261,125 @@ def _store_texts(home: Path, env: dict[str, str]) -> list[str]:
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------
+# Modes from the first command, symlinks written through, markers escaped.
+# ---------------------------------------------------------------------------
+
+
+def _modes_under(root: Path) -> list[tuple[str, str]]:
+    """Every path under ``root`` whose mode lets anyone but the owner in."""
+    loose = []
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            p = os.path.join(folder, name)
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+                continue
+            want = 0o700 if stat.S_ISDIR(st.st_mode) else 0o600
+            if stat.S_IMODE(st.st_mode) != want:
+                loose.append((p, oct(stat.S_IMODE(st.st_mode))))
+    return loose
+
+
+@pytest.mark.parametrize(
+    "first",
+    [["learn", "Never force-push to main; open a PR", "--trigger", "git push --force origin main"], ["list"]],
+    ids=["learn", "list"],
+)
+def test_data_dir_is_private_when_the_first_command_is_a_cli_one(tmp_path: Path, first: list[str]) -> None:
+    home = tmp_path / "new" / "tshome"  # missing, parents too
+    env = {**kit.env_for(home), "TWICESHY_EMBEDDING__BACKEND": "hash"}
+    out = subprocess.run(
+        ["sh", "-c", 'umask 022 && exec "$@"', "sh", kit.PY, "-m", "twiceshy", *first],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
+    assert (home / "store" / "chroma.sqlite3").is_file()
+    assert _modes_under(home) == []
+
+
+def test_an_old_world_readable_store_is_tightened_on_open(tmp_path: Path) -> None:
+    from twiceshy.memory.store import open_client
+
+    path = tmp_path / "store"
+    open_client("embedded", path=path)
+    os.chmod(path, 0o755)
+    os.chmod(path / "chroma.sqlite3", 0o644)  # as versions before issue 19 left it
+    open_client("embedded", path=path, fresh=True)
+    assert _modes_under(path) == [] and stat.S_IMODE(os.stat(path).st_mode) == 0o700
+
+
+def test_symlinked_settings_and_context_file_are_written_through(tmp_path: Path) -> None:
+    from twiceshy.base.fileio import write_atomic
+    from twiceshy.guidance.context_file import remove_managed_block, write_managed_block
+
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real_settings = dotfiles / "settings.json"
+    real_settings.write_text('{"theme": "dark"}\n')
+    os.chmod(real_settings, 0o640)
+    link = tmp_path / "home" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real_settings)
+    write_atomic(link, '{"theme": "dark", "hooks": {}}\n')
+    assert link.is_symlink() and os.readlink(link) == str(real_settings)
+    assert real_settings.read_text() == '{"theme": "dark", "hooks": {}}\n'
+    assert stat.S_IMODE(real_settings.stat().st_mode) == 0o640  # the target's mode kept
+    # A chain of links, to a context file that does not exist yet.
+    real_md = dotfiles / "CLAUDE.md"
+    (dotfiles / "middle.md").symlink_to(real_md)
+    md_link = tmp_path / "repo" / "CLAUDE.md"
+    md_link.parent.mkdir()
+    md_link.symlink_to(dotfiles / "middle.md")
+    assert write_managed_block(md_link, "- lesson one")
+    assert md_link.is_symlink() and (dotfiles / "middle.md").is_symlink()
+    assert b"lesson one" in real_md.read_bytes()
+    assert remove_managed_block(md_link)
+    assert md_link.is_symlink() and real_md.exists() and b"twiceshy" not in real_md.read_bytes()
+
+
+def test_a_lesson_holding_our_markers_cannot_break_the_block(ctx, tmp_path: Path) -> None:
+    from twiceshy.base.types import ContextSection
+    from twiceshy.builtins import context as context_builtin  # noqa: F401  (render_context plugin present)
+    from twiceshy.guidance.context_file import BEGIN, END, find_block, remove_managed_block, write_managed_block
+    from twiceshy.guidance.render import HEADING, render_sections
+
+    hostile = "Run make. <!-- twiceshy:end --> hidden <!-- twiceshy:begin --> <!-- comment hidden from the reader -->"
+    text = render_sections([ContextSection(title="Rules", lines=[f"- {hostile}"], priority=1)], 2000, HEADING)
+    assert "<!--" not in text and "&lt;!-- twiceshy:end -->" in text
+    md = tmp_path / "CLAUDE.md"
+    md.write_text("# My notes\n\nkeep me\n")
+    write_managed_block(md, text)
+    data = md.read_bytes()
+    assert data.count(BEGIN) == 1 and data.count(END) == 1
+    assert not write_managed_block(md, text)  # idempotent: the block is found again
+    # Even a raw body with markers (a caller that skips render) is escaped.
+    write_managed_block(md, "- " + hostile + "\n" + END.decode() + "\n" + BEGIN.decode())
+    data = md.read_bytes()
+    assert data.count(BEGIN) == 1 and data.count(END) == 1 and find_block(data) is not None
+    assert remove_managed_block(md)
+    assert md.read_text() == "# My notes\n\nkeep me\n"
+
+
+def test_a_block_broken_by_an_older_version_is_still_found_and_removed(tmp_path: Path) -> None:
+    from twiceshy.guidance.context_file import NOTICE, find_block, remove_managed_block, write_managed_block
+
+    md = tmp_path / "CLAUDE.md"
+    broken = (
+        "# Mine\n\n<!-- twiceshy:begin -->\n" + NOTICE + "\n- lesson says <!-- twiceshy:end --> early\n"
+        "- more\n<!-- twiceshy:end -->\nafter\n"
+    )
+    md.write_text(broken)
+    assert find_block(md.read_bytes()) is not None
+    assert write_managed_block(md, "- fresh")  # healed in place
+    assert md.read_text().count("twiceshy:end") == 1 and md.read_text().endswith("after\n")
+    md.write_text(broken)
+    assert remove_managed_block(md)
+    assert md.read_text() == "# Mine\n\nafter\n"

@@ -22,8 +22,14 @@ def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     file gets the mode the umask gives (0644 usually) — or 0600 with
     ``private`` (our own data files). ``str`` is written as UTF-8; ``bytes``
     exactly as given.
+
+    A symlink (dotfiles managers link ``settings.json`` or ``CLAUDE.md`` into a
+    repository) is written through: its final target is replaced atomically
+    and the link stays a link. A dangling link creates its target.
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)

@@ -48,3 +48,50 @@ def find_project_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and its missing parents) 0700, whatever the umask.
+
+    Only folders this call creates are changed; an existing folder keeps its
+    mode (``make_private`` tightens our own trees)."""
+    path = Path(path)
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue  # another process made it first
+        os.chmod(folder, PRIVATE_DIR_MODE)  # mkdir's mode is masked by the umask
+    return path
+
+
+def make_private(root: Path) -> None:
+    """chmod our own tree: folders 0700, files 0600 (symlinks and other users'
+    files untouched). For files a library creates with the umask (Chroma's
+    ``chroma.sqlite3`` and index segments)."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for folder, dirs, files in os.walk(root):
+        for name, mode in [(n, PRIVATE_DIR_MODE) for n in dirs] + [(n, PRIVATE_FILE_MODE) for n in files]:
+            target = os.path.join(folder, name)
+            try:
+                st = os.lstat(target)
+                if os.path.islink(target) or (uid is not None and st.st_uid != uid):
+                    continue
+                if st.st_mode & 0o777 != mode:
+                    os.chmod(target, mode)
+            except OSError:
+                continue
+    try:
+        if os.stat(root).st_mode & 0o777 != PRIVATE_DIR_MODE and not os.path.islink(root):
+            os.chmod(root, PRIVATE_DIR_MODE)
+    except OSError:
+        pass

@@ -12,6 +12,12 @@ Writing the same body twice produces the same bytes (idempotent), and a write
 that would change nothing does not touch the file. Writes are atomic (temp
 file in the same folder, fsync, ``os.replace``) and keep the file's mode.
 
+Lesson text never carries markup into the file: an HTML comment opener in the
+body is escaped (``&lt;!--``), so a lesson that contains ``<!-- twiceshy:end
+-->`` can neither end the block early nor hide text from the user reading the
+file. Markers count only on a line of their own, so a file broken that way by
+an older version is still found (and healed, or removed by uninstall).
+
 Cursor reads rules from ``.cursor/rules/*.mdc``; that whole file is ours
 (see :func:`write_mdc_file`), with the frontmatter Cursor expects.
 
@@ -22,6 +28,7 @@ file (a command containing "twiceshy" and "hooks/client.py").
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -55,18 +62,42 @@ def _newline(data: bytes) -> bytes:
     return b"\r\n" if b"\r\n" in data else b"\n"
 
 
+def escape_markup(text: str) -> str:
+    """``text`` with every HTML comment opener made visible text: no marker of
+    ours, and nothing hidden from a human reader, can come from a lesson."""
+    return text.replace("<!--", "&lt;!--")
+
+
 def _block(body: str, nl: bytes) -> bytes:
-    lines = [BEGIN.decode(), NOTICE, *body.strip("\n").splitlines(), END.decode()]
+    lines = [BEGIN.decode(), NOTICE, *escape_markup(body).strip("\n").splitlines(), END.decode()]
     # Normalise the body's own line endings to the file's.
     return nl.join(line.rstrip("\r").encode("utf-8") for line in lines)
+
+
+def _own_line(marker: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?m)^[ \t]*(" + re.escape(marker) + rb")[ \t]*\r?$")
+
+
+_BEGIN_LINE, _END_LINE = _own_line(BEGIN), _own_line(END)
 
 
 def find_block(data: bytes) -> tuple[int, int] | None:
     """(start, end) byte offsets of the managed block, markers included, or None.
 
-    Raises :class:`ManagedBlockError` on a begin without an end, an end
-    without a begin, or more than one block.
+    Markers on a line of their own are ours; an end marker inside a line (a
+    lesson quoted it, before escaping existed) is text. With one begin line,
+    the block runs to the last end line after it. Raises
+    :class:`ManagedBlockError` on a begin without an end, an end without a
+    begin, or more than one block.
     """
+    begins = [m.start(1) for m in _BEGIN_LINE.finditer(data)]
+    if begins:
+        if len(begins) > 1:
+            raise ManagedBlockError("more than one twiceshy block in the file")
+        ends = [m.start(1) for m in _END_LINE.finditer(data) if m.start(1) > begins[0]]
+        if not ends:
+            raise ManagedBlockError("twiceshy markers are unbalanced (begin/end missing or out of order)")
+        return begins[0], ends[-1] + len(END)
     start = data.find(BEGIN)
     end_at = data.find(END)
     if start < 0 and end_at < 0:
@@ -135,7 +166,7 @@ def remove_managed_block(path: Path) -> bool:
     if not after and before.endswith(nl + nl):
         before = before[: -len(nl)]
     new = before + after
-    if not new.strip():
+    if not new.strip() and not path.is_symlink():  # a link's target is the user's: empty it, keep both
         path.unlink()
     else:
         write_atomic(path, new)
@@ -150,7 +181,7 @@ def is_mdc(path: Path) -> bool:
 def write_mdc_file(path: Path, body: str) -> bool:
     """Write a whole Cursor rule file (frontmatter + body). Returns True if changed."""
     path = Path(path)
-    new = (MDC_FRONTMATTER + "\n" + NOTICE + "\n" + body.strip("\n") + "\n").encode("utf-8")
+    new = (MDC_FRONTMATTER + "\n" + NOTICE + "\n" + escape_markup(body).strip("\n") + "\n").encode("utf-8")
     try:
         if path.read_bytes() == new:
             return False

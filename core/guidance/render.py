@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.types import ContextSection
+from twiceshy.guidance.context_file import escape_markup
 from twiceshy.plugin.manager import call_each
 
 if TYPE_CHECKING:
@@ -66,9 +67,10 @@ def render_sections(sections: list[ContextSection], budget_tokens: int, heading:
         first_cost = estimate_tokens(section.lines[0] + "\n")
         if used + title_cost + first_cost > budget_tokens:
             continue  # a later, shorter section may still fit
-        out.append(title)
+        out.append(escape_markup(title))
         used += title_cost
         for line in section.lines:
+            line = escape_markup(line)  # a lesson must not close the managed block or hide text
             cost = estimate_tokens(line + "\n")
             if used + cost > budget_tokens:
                 break

@@ -64,8 +64,19 @@ def open_client(
         return chromadb.HttpClient(host=host, port=port, settings=settings)
     if path is None:
         raise ValueError("embedded store needs a path")
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    from twiceshy.base.paths import ensure_private_dir, make_private
+
+    # Private from the first byte (issue 19): the folders 0700 whatever the
+    # umask, Chroma's files (chroma.sqlite3, segments) created under umask 077
+    # and tightened if an older version made them 0644.
+    ensure_private_dir(path)
+    old_umask = os.umask(0o077)
+    try:
+        client = chromadb.PersistentClient(path=str(path), settings=settings)
+    finally:
+        os.umask(old_umask)
+    make_private(path)
+    return client
 
 
 class ExperienceStore:
@@ -151,11 +162,19 @@ class ExperienceStore:
         stamp = f"{os.getpid()}:{time.time_ns()}"
         tmp = gen.with_name(f"generation.{os.getpid()}.tmp")
         try:
-            tmp.write_text(stamp, encoding="utf-8")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(stamp)
             os.replace(tmp, gen)
             self._generation_seen = stamp
         except OSError:
             pass
+        if not getattr(self, "_made_private", False) and self.path is not None:
+            # Chroma writes its index segments at the first add, with the umask.
+            from twiceshy.base.paths import make_private
+
+            make_private(self.path)
+            self._made_private = True
 
     def refresh_if_stale(self) -> bool:
         """Reopen the client if another process wrote since we last looked."""
