@@ -632,7 +632,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                     ),
                     "",
                 )
-                if kw:
+                if kw and bt[paren - 1] not in keep:  # the same call, given a new argument
                     consider(
                         6.0,
                         [_pattern(callee, keep)],
