@@ -663,6 +663,8 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 score = kept * 3 + removed + (0.5 if anchored else 0) - 0.3 * len(window)
                 if hi < len(bt) and _IDENT_RE.match(bt[hi - 1]) and bt[hi] in (".", "(", "::", "?."):
                     score -= 1.0  # stops inside a member chain or before a call's parenthesis
+                if lo > 0 and _IDENT_RE.match(bt[lo]) and bt[lo - 1] in (".", "::", "?."):
+                    score -= 0.5  # "dict(" without its "." would also match the builtin dict()
                 literal_at = [k for k, t in enumerate(window) if t in keep]
                 if literal_at:
                     trailing = window[literal_at[-1] + 1 :]
