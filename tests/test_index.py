@@ -258,3 +258,25 @@ def test_paged_reads_cover_every_lesson(tmp_path: Path) -> None:
     assert {e.id for p in pages for e in p} == {e.id for e in exps}
     assert len(store.all(where={"tier": 1})) == sum(1 for e in exps if e.tier == 1)
     assert len(store.get_many([e.id for e in exps])) == 2500  # more ids than one SQL statement takes
+
+
+def test_a_write_whose_generation_stamp_was_overwritten_is_still_seen(tmp_path: Path) -> None:
+    """Two writers race on the generation stamp (last one wins); the journal keeps both."""
+    path = tmp_path / "s"
+    engine = make_store(path)
+    engine.add(Experience(text="a", trigger="make deploy"))
+    ours = (path / "generation").read_text()
+    out = other_process(
+        path,
+        """
+        exp = Experience(text="b", trigger="cargo publish --dry-run")
+        store.add(exp)
+        print(exp.id)
+        """,
+    )
+    (path / "generation").write_text(ours)  # as if our stamp had landed after theirs
+    assert engine.refresh_if_stale()
+    assert engine.search("cargo publish --dry-run", k=1)[0][0].id == out.strip()
+    # our own writes alone do not make the engine reopen the store
+    engine.add(Experience(text="c", trigger="npm publish"))
+    assert not engine.refresh_if_stale()

@@ -58,25 +58,41 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def append(self, writer: str, op: str, ids: Iterable[str]) -> None:
+    def append(self, writer: str, op: str, ids: Iterable[str]) -> tuple[str, int, int, int] | None:
+        """Append our lines; returns (epoch, offset before, offset after, size
+        before rotation or -1) so a reader that had seen everything up to
+        "before" can skip its own lines; ``None`` when nothing was written."""
         body = "".join(f"{writer} {op} {i}\n" for i in ids)
         if not body:
-            return
+            return None
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         except OSError:
-            return
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             size = os.fstat(fd).st_size
+            rotated_from = -1
             if size == 0 or size > JOURNAL_MAX_BYTES:
                 os.ftruncate(fd, 0)
-                body = f"#epoch {uuid.uuid4().hex}\n" + body
-            os.write(fd, body.encode())
+                epoch = uuid.uuid4().hex
+                body = f"#epoch {epoch}\n" + body
+                rotated_from, size = size, 0
+            else:
+                epoch = self._epoch(os.pread(fd, 64, 0).split(b"\n", 1)[0])
+            data = body.encode()
+            os.write(fd, data)
+            return epoch, size, size + len(data), rotated_from
         except OSError:
-            pass
+            return None
         finally:
             os.close(fd)  # closing releases the lock
+
+    def size(self) -> int:
+        try:
+            return os.stat(self.path).st_size
+        except OSError:
+            return 0
 
     def position(self) -> tuple[str, int]:
         """(epoch, size) now: where a reader that has seen everything stands."""

@@ -155,7 +155,10 @@ class ExperienceStore:
         if count_changed:
             self._count = None  # every add/delete comes through here
         if op and self._journal is not None:
-            self._journal.append(self._writer, op, ids)  # before the stamp: a reader that sees it finds the lines
+            # Before the stamp: a reader that sees the stamp finds the lines.
+            wrote = self._journal.append(self._writer, op, ids)
+            if self._index is not None:
+                self._skip_own_lines(wrote)
         gen = self._generation_file()
         if gen is None:
             return
@@ -177,11 +180,15 @@ class ExperienceStore:
             self._made_private = True
 
     def refresh_if_stale(self) -> bool:
-        """Reopen the client if another process wrote since we last looked."""
+        """Reopen the client if another process wrote since we last looked.
+
+        With the index on, the journal's size is checked too (one stat): two
+        writers can race on the generation stamp, never on the journal."""
         if self._reopen is None:
             return False
         current = self._read_generation()
-        if current == self._generation_seen:
+        grew = self._index is not None and self._journal.size() != self._journal_pos[1]
+        if current == self._generation_seen and not grew:
             return False
         with self._lock:
             self.client = self._reopen()
@@ -207,6 +214,18 @@ class ExperienceStore:
             self._index = index
             self._batch_hits = True
             atexit.register(self.flush_hits)
+
+    def _skip_own_lines(self, wrote: tuple[str, int, int, int] | None) -> None:
+        """After our own append: if we had read everything before it, our reading
+        position moves past our lines (the index already has them)."""
+        if wrote is None:
+            return
+        epoch, before, after, rotated_from = wrote
+        seen_epoch, seen_offset = self._journal_pos
+        if rotated_from >= 0:  # we rotated it: if we had not read it all, reload in full on the next refresh
+            self._journal_pos = (epoch, after) if seen_offset == rotated_from else ("", 0)
+        elif epoch == seen_epoch and before == seen_offset:
+            self._journal_pos = (epoch, after)
 
     def _sync_index(self) -> None:
         """Apply other processes' writes named in the journal since we last read it."""

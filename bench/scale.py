@@ -1,0 +1,257 @@
+"""Scale: every read command of the CLI against a large store, import of 10k
+lessons, and one session end's evolution pass at that size.
+
+Steps, each timed (wall clock, whole process for CLI commands):
+
+1. **build** — ``--size`` lessons (default 100,000) written with
+   :meth:`ExperienceStore.add_vectors` in pages (the bulk path import uses);
+   vectors are real MiniLM vectors of a few hundred command triggers plus
+   noise, as in ``bench/hook_latency.py``, so the store has its real size and
+   shape without embedding 100k texts here.
+2. **read commands** — ``list``, ``list --json``, ``stats``, ``search``,
+   ``show``, ``graph``, ``timeline``, ``health``, ``projects``, ``review``,
+   ``context``, ``suggest``, ``export --all``, ``doctor`` as separate
+   ``python -m twiceshy …`` processes: exit code, seconds, output size.
+3. **session end** — the evolution a session end applies
+   (:func:`twiceshy.learning.evolve.after_session`) after a session that
+   touched a handful of lessons (verdicts and one lesson learned).
+4. **import** — ``--import-n`` (default 10,000) distinct lessons: an export
+   file without vectors into an empty store (every trigger embedded), then
+   the export of that store (vectors carried) into another empty store, then
+   the same file into the large store (dedup against it).
+
+Run::
+
+    python bench/scale.py                       # 100k store, 10k import
+    python bench/scale.py --size 10000 --import-n 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hook_latency import ADVICE, HIT_TRIGGER, TOOLS  # noqa: E402
+
+PY = sys.executable
+
+
+def env_for(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(TWICESHY_HOME=str(home), TWICESHY_CONFIG_DIR=str(home / "config"), TWICESHY_NO_AUTOSTART="1")
+    return env
+
+
+def use_home(home: Path) -> None:
+    os.environ["TWICESHY_HOME"] = str(home)
+    os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
+
+
+def build(home: Path, size: int, seed: int = 7) -> tuple[float, str]:
+    """A store of ``size`` lessons; returns (seconds, id of the lesson searched for)."""
+    from twiceshy.base.types import Experience
+    from twiceshy.engine.context import make_context
+
+    use_home(home)
+    ctx = make_context(None)
+    store = ctx.store
+    rng = np.random.default_rng(seed)
+    triggers = [f"{tool} {arg}" for tool, args in TOOLS.items() for arg in args]
+    base = np.asarray(store.embedder.embed(triggers), dtype=np.float32)
+    projects = [None, None, None, "proj-a", "proj-b"]
+    started = time.perf_counter()
+    page_exps: list[Experience] = []
+    page_vecs: list[np.ndarray] = []
+    for i in range(size - 1):
+        j = i % len(triggers)
+        noise = rng.normal(size=base.shape[1]).astype(np.float32)
+        noise *= 0.75 / np.linalg.norm(noise)
+        vec = base[j] + noise
+        page_vecs.append(vec / np.linalg.norm(vec))
+        page_exps.append(
+            Experience(
+                text=f"When running `{triggers[j]}`: {ADVICE[i % len(ADVICE)]} (#{i})",
+                trigger=f"{triggers[j]} #{i}",
+                tier=(3, 3, 2, 2, 1)[i % 5],
+                project=projects[i % len(projects)],
+                topic=triggers[j].split()[0],
+                seen_count=1 + i % 3,
+            )
+        )
+        if len(page_exps) == 5000:
+            store.add_vectors(page_exps, np.asarray(page_vecs))
+            page_exps, page_vecs = [], []
+    if page_exps:
+        store.add_vectors(page_exps, np.asarray(page_vecs))
+    hit = Experience(text="Never rm -rf the build dir by hand; run `make clean`.", trigger=HIT_TRIGGER, tier=2)
+    store.add(hit)
+    took = time.perf_counter() - started
+    assert store.count() == size, store.count()
+    return took, hit.id
+
+
+def run_cli(home: Path, args: list[str], timeout: float = 900) -> dict:
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [PY, "-m", "twiceshy", *args], capture_output=True, env=env_for(home), cwd=str(home), timeout=timeout
+    )
+    took = time.perf_counter() - started
+    return {
+        "cmd": " ".join(args),
+        "rc": proc.returncode,
+        "s": round(took, 2),
+        "out_kb": round(len(proc.stdout) / 1024, 1),
+        "err": proc.stderr.decode(errors="replace").strip().splitlines()[-1:] if proc.returncode else [],
+    }
+
+
+def read_commands(home: Path, hit_id: str, out_dir: Path) -> list[dict]:
+    commands = [
+        ["list"],
+        ["list", "--json"],
+        ["list", "--tier", "rule"],
+        ["stats"],
+        ["search", "rm -rf build"],
+        ["show", hit_id],
+        ["graph", hit_id],
+        ["timeline", "git"],
+        ["health"],
+        ["projects"],
+        ["review"],
+        ["context"],
+        ["suggest"],
+        ["export", "--all", "-o", str(out_dir / "export-all.json")],
+        ["doctor", "--no-model"],
+    ]
+    rows = []
+    for args in commands:
+        row = run_cli(home, args)
+        rows.append(row)
+        flag = "" if row["rc"] == 0 else f"  EXIT {row['rc']}: {' '.join(row['err'])[:160]}"
+        print(f"  {row['cmd'][:40]:40s} {row['s']:8.2f} s  {row['out_kb']:9.1f} KB{flag}", flush=True)
+    return rows
+
+
+def session_end(home: Path) -> dict:
+    """Time the evolution a session end applies, after a session that touched a few lessons."""
+    from twiceshy.base.types import CoreEvent
+    from twiceshy.engine.context import make_context
+    from twiceshy.learning import evolve
+    from twiceshy.learning.ingest import store_lesson
+
+    use_home(home)
+    ctx = make_context(None)
+    store = ctx.store
+    event = CoreEvent(kind="session_end", agent="claude-code", native_event="SessionEnd", session_id="bench")
+    # a first pass records where the journal stands (as the engine's previous session end would)
+    started = time.perf_counter()
+    evolve.after_session(ctx, event)
+    first = time.perf_counter() - started
+    ids = [e.id for e, _ in store.search("git push --force origin main", k=5)]
+    for exp_id in ids:
+        evolve.record_verdict(ctx, exp_id, "FOLLOWED")
+    store_lesson(ctx, "Run the migrations before the tests", "pytest tests/db --create-db")
+    started = time.perf_counter()
+    counts = evolve.after_session(ctx, event)
+    took = time.perf_counter() - started
+    return {"first_s": round(first, 2), "s": round(took, 2), "counts": counts}
+
+
+def import_rows(n: int) -> list[dict]:
+    """``n`` distinct lessons as export records (flags and values make each distinct)."""
+    rows = []
+    tools = list(TOOLS.items())
+    for i in range(n):
+        tool, args = tools[i % len(tools)]
+        arg = args[(i // len(tools)) % len(args)]
+        rows.append(
+            {
+                "id": f"imp{i}",
+                "text": f"{ADVICE[i % len(ADVICE)]} before `{tool} {arg}` (case {i})",
+                "trigger": f"{tool} {arg} --case={i} --shard={i % 17}",
+                "tier": 1 + i % 3,
+            }
+        )
+    return rows
+
+
+def timed_import(home: Path, path: Path) -> dict:
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [PY, "-m", "twiceshy", "import", str(path)],
+        capture_output=True,
+        env=env_for(home),
+        cwd=str(home),
+        timeout=3600,
+    )
+    took = time.perf_counter() - started
+    tail = proc.stdout.decode(errors="replace").strip().splitlines()[-1:] or proc.stderr.decode().splitlines()[-1:]
+    return {"rc": proc.returncode, "s": round(took, 1), "summary": " ".join(tail)[:200]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--import-n", type=int, default=10_000)
+    parser.add_argument("--skip-import", action="store_true")
+    parser.add_argument("--json", dest="json_out")
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="twiceshy-scale-"))
+    results: dict = {"size": args.size, "cpus": os.cpu_count()}
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+    try:
+        home = root / "big"
+        home.mkdir()
+        took, hit_id = build(home, args.size)
+        results["build_s"] = round(took, 1)
+        print(f"build: {args.size:,} lessons in {took:.1f} s (add_vectors, pages of 5,000)", flush=True)
+        print(f"read commands against {args.size:,} lessons (no engine running):")
+        results["commands"] = read_commands(home, hit_id, root)
+        results["session_end"] = session_end(home)
+        se = results["session_end"]
+        print(f"session end (evolution pass): {se['s']:.2f} s (first pass {se['first_s']:.2f} s); {se['counts']}")
+        if not args.skip_import:
+            n = args.import_n
+            doc = {"format": "twiceshy-export", "schema_version": 1, "lessons": import_rows(n), "edges": []}
+            plain = root / "import-plain.json"
+            plain.write_text(json.dumps(doc))
+            fresh = root / "fresh"
+            fresh.mkdir()
+            row = timed_import(fresh, plain)
+            results["import_embed"] = row
+            print(f"import {n:,} (every trigger embedded) into an empty store: {row['s']} s rc={row['rc']} {row['summary']}")
+            carried = root / "import-vectors.json"
+            exp = run_cli(fresh, ["export", "--all", "-o", str(carried)])
+            assert exp["rc"] == 0, exp
+            second = root / "second"
+            second.mkdir()
+            row = timed_import(second, carried)
+            results["import_vectors"] = row
+            print(f"import {n:,} (vectors carried) into an empty store: {row['s']} s rc={row['rc']} {row['summary']}")
+            row = timed_import(home, carried)
+            results["import_into_big"] = row
+            print(f"import {n:,} (vectors carried) into the {args.size:,} store: {row['s']} s rc={row['rc']} {row['summary']}")
+    finally:
+        if not args.keep:
+            import shutil
+
+            shutil.rmtree(root, ignore_errors=True)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
