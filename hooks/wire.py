@@ -394,7 +394,7 @@ def autostart(home):
 
 _PRE_TOOL = ("pretooluse", "beforetool", "beforeshellexecution", "beforemcpexecution")
 _SESSION_START = ("sessionstart",)
-_PROMPT = ("userpromptsubmit", "beforeagent", "beforesubmitprompt")
+_PROMPT = ("userpromptsubmit", "userpromptsubmitted", "beforeagent", "beforesubmitprompt")
 
 
 def event_class(native_event):
@@ -694,6 +694,7 @@ def main(argv):
                 pass
 
     reason = "error"
+    detail = ""
     sent = False  # did the engine possibly get the request (a warning it sent may be lost)
     try:
         payload, complete = read_stdin(MAX_PAYLOAD, max(STDIN_TIMEOUT_S, budget))
@@ -727,12 +728,12 @@ def main(argv):
         except TimeoutError:
             reply = None
             reason = "starting" if engine_starting(home) else "timeout"
-        except OSError:
+        except OSError as exc:
             reply = None
-            reason = "error"
+            reason, detail = "error", type(exc).__name__
         if reply is None:
             keep()
-            return _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent)
+            return _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, detail)
         state["done"] = True  # delivered
         code, out, err = reply
         if out:
@@ -740,13 +741,13 @@ def main(argv):
         if err:
             _write_all(2, err)
         return code
-    except Exception:
-        return _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent)
+    except Exception as exc:
+        return _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, type(exc).__name__)
     finally:
         keep()
 
 
-def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent):
+def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, detail=""):
     """The engine did not answer: apply the rules snapshot to a pre-tool call,
     record the call, return the exit code (0, or 2 with the reason on stderr)."""
     code = 0
@@ -760,6 +761,8 @@ def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent)
         "outcome": "open",
         "sent": sent,
     }
+    if detail:
+        entry["detail"] = detail
     if kind == "pre" and payload:
         hit = snapshot_check(home, event, payload)
         if hit is not None:

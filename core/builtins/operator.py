@@ -155,6 +155,16 @@ def register_commands(cli: click.Group) -> None:
             ("warned (context)", str(h["warnings_shown"])),
             ("held once (denied, the identical retry passes)", str(h["held"])),
             ("denied by a rule", str(h["blocked"])),
+            (
+                "let through unchecked (engine did not answer)",
+                str(h.get("failed_open", 0))
+                + (
+                    " (" + ", ".join(f"{k} {n}" for k, n in h["failed_open_by_reason"].items()) + ")"
+                    if h.get("failed_open_by_reason")
+                    else ""
+                ),
+            ),
+            ("warnings that never arrived (not counted as shown)", str(h.get("warnings_dropped", 0))),
             ("hit rate (warned, held or denied / pre-tool)", _pct(h["hit_rate"])),
             ("mistakes avoided (held or warned in time, then changed)", str(data["mistakes_avoided"])),
             ("followed", str(v["followed"])),

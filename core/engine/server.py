@@ -58,6 +58,9 @@ MAX_CONNECTIONS = 256  # connections being read at once; past this the oldest is
 WORKERS = 4  # requests answered at once (bounded pool; reading never occupies a worker)
 READY_WAIT_S = 60.0  # a hook request that arrives while the engine loads waits at most this
 WARM_CACHE_EVERY_S = 10.0  # how often the warm-start cache is checked against the store
+# Not needed for the first answer: none of these may be imported before it
+# (status reports any that were; tests/test_cold_start.py checks).
+HEAVY_MODULES = ("chromadb", "litellm", "mcp", "rich", "twiceshy.ops.ui", "httpx")
 SPOOL_POLL_S = 2.0
 EVENT_LOG_MAX_BYTES = 5_000_000
 EVENT_LOG_FLUSH_S = 1.0
@@ -321,6 +324,7 @@ class Engine:
         # and answered when ``ready`` is set (a session-start hook waits for it).
         self.ready = threading.Event()
         self.timing: dict[str, float] = {}
+        self.heavy_at_ready: list[str] = []
         self._work: queue.Queue[tuple[socket.socket, tuple[str, str, str, bytes]] | None] = queue.Queue()
         self._warm_store: Any = None
         self._warm_written: str | None = None
@@ -547,6 +551,7 @@ class Engine:
             for n in range(WORKERS):
                 self._spawn_io(self._worker_loop, f"twiceshy-answer-{n}")
             self.warm()
+            self.heavy_at_ready = sorted(m for m in HEAVY_MODULES if m in sys.modules)
             _current = self
             self.ready.set()
             try:
@@ -1011,6 +1016,7 @@ class Engine:
             "pid": os.getpid(),
             "ready": self.ready.is_set(),
             "timing_ms": dict(self.timing),
+            "heavy_at_ready": list(self.heavy_at_ready),
             "store": "warm cache"
             if self.ctx is not None and self.ctx._store is self._warm_store is not None
             else "chroma",

@@ -628,6 +628,97 @@ def check_errors(state: _State) -> list[Check]:
     ]
 
 
+_FAILOPEN_WHY = {
+    "starting": "the engine was still starting",
+    "timeout": "the engine answered after the hook's budget (hook.budget_ms)",
+    "no_engine": "no engine ran and none was started (TWICESHY_NO_AUTOSTART?)",
+    "error": "the engine's answer was broken or the socket failed",
+    "too_big": "the payload was over the size limit",
+    "stdin": "the agent never closed the hook's stdin",
+}
+
+
+def check_failopen(state: _State) -> list[Check]:
+    """Calls the hook client let through unchecked in the last 24 h, and why."""
+    from twiceshy.ops.stats import read_failopen
+
+    now = time.time()
+    records = read_failopen(now - ERROR_WINDOW_S)
+    opened = [r for r in records if r.get("outcome") != "denied"]
+    denied = len(records) - len(opened)
+    if not opened:
+        detail = "no call was let through unchecked in the last 24 h"
+        if denied:
+            detail += f"; {denied} denied from the rules snapshot while the engine was not answering"
+        return [Check("fail-open", "ok", detail, data={"denied_from_snapshot": denied})]
+    by_reason: dict[str, int] = {}
+    for r in opened:
+        by_reason[str(r.get("reason") or "unknown")] = by_reason.get(str(r.get("reason") or "unknown"), 0) + 1
+    pre = sum(1 for r in opened if r.get("kind") == "pre")
+    last = opened[-1]
+    why = "; ".join(
+        f"{n} x {reason} ({_FAILOPEN_WHY.get(reason, 'see the error log')})"
+        for reason, n in sorted(by_reason.items(), key=lambda kv: -kv[1])
+    )
+    detail = (
+        f"{len(opened)} hook calls ({pre} pre-tool) were let through unchecked in the last 24 h: {why}; "
+        f"last {(now - float(last.get('ts') or now)) / 60:.0f} min ago ({last.get('agent')} {last.get('event')}). "
+        "Confirmed rules were still applied from the rules snapshot"
+        + (f" ({denied} calls denied)" if denied else "")
+        + "; warnings were not"
+    )
+    if set(by_reason) <= {"starting"}:
+        fix = "start the engine before sessions (`twiceshy engine start`); session start waits for it"
+    elif "timeout" in by_reason:
+        fix = "the machine may be overloaded: see `twiceshy engine status`, or raise hook.budget_ms"
+    elif "no_engine" in by_reason:
+        fix = "twiceshy engine start (and unset TWICESHY_NO_AUTOSTART)"
+    else:
+        fix = "see the recent errors below and the engine log"
+    return [
+        Check(
+            "fail-open",
+            "warn",
+            detail,
+            fix,
+            {"count": len(opened), "pre_tool": pre, "by_reason": by_reason, "denied_from_snapshot": denied},
+        )
+    ]
+
+
+def check_rules_snapshot(state: _State) -> list[Check]:
+    """The rules the hook client enforces by itself when the engine cannot answer."""
+    from twiceshy.base.paths import data_dir
+    from twiceshy.memory import rules_snapshot
+
+    path = rules_snapshot.snapshot_path(data_dir())
+    data = rules_snapshot.read(path)
+    if data is None:
+        if path.exists():
+            return [
+                Check(
+                    "rules snapshot",
+                    "warn",
+                    f"{path} is unreadable: rules fail open while the engine is cold",
+                    "twiceshy engine start (it rebuilds the snapshot)",
+                )
+            ]
+        return [Check("rules snapshot", "info", "no rules yet (nothing to enforce while the engine is cold)")]
+    rules = [r for r in data["rules"] if isinstance(r, dict)]
+    blind = sum(1 for r in rules if not isinstance(r.get("signature"), dict))
+    detail = f"{len(rules)} rules enforced by the hook client while the engine is cold ({path})"
+    if blind:
+        return [
+            Check(
+                "rules snapshot",
+                "info",
+                detail + f"; {blind} without a signature are enforced only by the engine",
+                data={"rules": len(rules), "without_signature": blind},
+            )
+        ]
+    return [Check("rules snapshot", "ok", detail, data={"rules": len(rules)})]
+
+
 CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("config", check_config),
     ("data dir", check_data_dir),
@@ -635,6 +726,8 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("store", check_store),
     ("engine", check_engine),
     ("queues", check_queues),
+    ("fail-open", check_failopen),
+    ("rules snapshot", check_rules_snapshot),
     ("hooks", check_hooks),
     ("model", check_model),
     ("errors", check_errors),

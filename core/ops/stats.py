@@ -17,6 +17,12 @@ Figures for a window (``--since 7d``), from three records twiceshy keeps anyway:
   (``retrieval.warn: context`` on every CLI measured) is never FOLLOWED, a
   silenced warning (``off``) is neither shown nor judged, and a rule's deny is
   counted as *denied*, not avoided;
+* the hook client's record of the calls the engine did not answer
+  (``<data dir>/failopen.jsonl``, :func:`twiceshy.hooks.wire.record_failopen`):
+  each pre-tool call let through unchecked, with its reason (engine
+  starting, timeout, no engine, error …), or denied from the rules snapshot.
+  They count as pre-tool calls (once, by request id, also when the engine
+  answered too late);
 * the store: lessons per tier, and how many were learned in the window.
 
 Definitions: *hit rate* = pre-tool calls that got a warning, a hold or a block / all
@@ -108,6 +114,18 @@ def read_events(cutoff: float | None = None) -> list[dict[str, Any]]:
     return out
 
 
+def read_failopen(cutoff: float | None = None) -> list[dict[str, Any]]:
+    """Calls the hook client answered without the engine (rotated file first), newer than ``cutoff``."""
+    from twiceshy.hooks.wire import failopen_path
+
+    path = Path(failopen_path(data_dir()))
+    return [
+        item
+        for item in _jsonl([path.with_name(path.name + ".1"), path])
+        if isinstance(item.get("ts"), (int, float)) and (cutoff is None or item["ts"] >= cutoff)
+    ]
+
+
 def percentile(values: list[float], q: float) -> float | None:
     """Nearest-rank percentile (``q`` in 0..100); ``None`` for no values."""
     if not values:
@@ -144,6 +162,18 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
     warned = sum(1 for e in pre if e.get("action") == "warn")
     held = sum(1 for e in pre if e.get("action") == "hold")  # twiceshy.recall.delivery
     blocked = sum(1 for e in pre if e.get("action") == "deny")
+    # Calls the engine did not answer (the client's own record): a pre-tool
+    # call the engine logged as well (it answered too late) is counted once.
+    client = [f for f in read_failopen(cutoff) if f.get("kind") == "pre"]
+    answered_ids = {e.get("id") for e in pre if e.get("id")}
+    unanswered = [f for f in client if not f.get("id") or f.get("id") not in answered_ids]
+    failed_open = [f for f in client if f.get("outcome") != "denied"]
+    snapshot_denied = sum(1 for f in unanswered if f.get("outcome") == "denied")
+    fail_reasons: dict[str, int] = {}
+    for f in failed_open:
+        fail_reasons[str(f.get("reason") or "unknown")] = fail_reasons.get(str(f.get("reason") or "unknown"), 0) + 1
+    dropped = sum(1 for e in logged if e.get("kind") == "warning_dropped")
+    pre_total = len(pre) + len(unanswered)
     errors = sum(1 for e in logged if e.get("action") == "error")
     by_kind: dict[str, list[float]] = {}
     for e in events:
@@ -184,12 +214,16 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
         "window": {"since_s": since_s, "from": cutoff, "to": now},
         "hooks": {
             "calls": len(events),
-            "pre_tool": len(pre),
+            "pre_tool": pre_total,
             "warnings_shown": warned,
             "held": held,
-            "blocked": blocked,
+            "blocked": blocked + snapshot_denied,
+            "blocked_from_snapshot": snapshot_denied,
+            "failed_open": len(failed_open),
+            "failed_open_by_reason": dict(sorted(fail_reasons.items())),
+            "warnings_dropped": dropped,
             "errors": errors,
-            "hit_rate": (warned + held + blocked) / len(pre) if pre else None,
+            "hit_rate": (warned + held + blocked + snapshot_denied) / pre_total if pre_total else None,
         },
         "outcomes": {"warned": warned, "held": held, "denied": blocked, "avoided": avoided, "ignored": ignored},
         "verdicts": {
@@ -218,4 +252,12 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
     }
 
 
-__all__ = ["compute_stats", "parse_since", "percentile", "read_events", "record_feedback", "feedback_path"]
+__all__ = [
+    "compute_stats",
+    "feedback_path",
+    "parse_since",
+    "percentile",
+    "read_events",
+    "read_failopen",
+    "record_feedback",
+]
