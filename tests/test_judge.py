@@ -446,7 +446,7 @@ def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None
         f"store_lesson(make_context(None), {LESSON!r}, {TRIGGER!r})\n"
     )
     subprocess.run([sys.executable, "-c", seed], env=eng.env_for(home), check=True, timeout=90)
-    status = eng.start_engine(home)
+    status = eng.start_engine(home, TWICESHY_RETRIEVAL__WARN="hold")  # test_engine's helpers default to context
     try:
         assert "judge_worker" in status.get("workers", []), status
 
@@ -462,8 +462,9 @@ def test_the_engine_judges_in_its_background_worker(twiceshy_home: Path) -> None
             eng.hook(home, "PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}})
             return pre
 
+        # Held; the PostToolUse sent for the held call itself (same tool-use id) is not a later call.
         warned = call(TRIGGER, "toolu_a")
-        assert LESSON in warned.stdout.decode() + warned.stderr.decode()
+        assert LESSON in warned.stdout.decode() + warned.stderr.decode() and b"Held once" in warned.stdout
         call("git push --force-with-lease origin main", "toolu_b")
         counted = eng.wait_for(lambda: [v for v in judge.verdicts() if v["counted"]], timeout=40, step=0.2)
         assert [v["verdict"] for v in counted] == ["FOLLOWED"], json.dumps(judge.verdicts())

@@ -126,6 +126,14 @@ def _connect() -> sqlite3.Connection:
     return conn
 
 
+def _call_seq(session: SessionState, key: str) -> int | None:
+    """The session's number for the pre-tool call ``key`` (``twiceshy.recall.delivery.note_call``):
+    post_tool events are applied in the background, so arrival order is not call order."""
+    order = (session.get("plugins") or {}).get("delivery")
+    value = order.get("calls", {}).get(key) if isinstance(order, dict) else None
+    return value if isinstance(value, int) else None
+
+
 def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dict[str, Any]]:
     """Judgement items for ``event`` (a finished tool call), one per open
     warning of the session; advances each warning's window (mutates ``session``)."""
@@ -135,6 +143,7 @@ def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dic
     call_uid = key if key.startswith("id:") else f"{key}@{event.timestamp:.6f}"
     action = redact(event.action_text())
     output = redact((event.tool_output or "")[-400:])
+    seq = _call_seq(session, key)
     items = []
     for shown in session.shown_log:
         if shown.get("closed"):
@@ -143,14 +152,19 @@ def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dic
         if kind == "silent":  # retrieval.warn: off — the model never saw it
             shown["closed"] = True
             continue
+        shown_seq = shown.get("seq")
+        if isinstance(shown_seq, int) and seq is not None:
+            if seq < shown_seq:
+                continue  # the result of a call made before the warning, applied late (spooled)
+            own = seq == shown_seq
+        else:
+            own = shown.get("call_id") == key and (kind != "hold" or key.startswith("id:"))
         if kind == "hold":
-            # A held call never ran, so no call is "its own"; only the same tool-use id
-            # (an agent reporting the denied call itself) is not a later call.
-            if key.startswith("id:") and shown.get("call_id") == key:
-                continue
+            if own:
+                continue  # the held call never ran: an agent reporting it is not a later call
             same_call = False
         else:
-            same_call = not shown.get("own_call_seen") and shown.get("call_id") == key
+            same_call = not shown.get("own_call_seen") and own
         if same_call:
             shown["own_call_seen"] = True
         else:

@@ -60,7 +60,8 @@ DEFAULT_MODE = "hold"
 # 0.61.0). Cursor is unmeasured (no headless Cursor): assumed the same until
 # shown otherwise, since counting a warning as "seen in time" is the error
 # that inflated "mistakes avoided" before.
-LATE_CONTEXT_AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor"})
+# OpenCode 1.18.33 and Copilot CLI 1.0.102: measured the same (docs/agents-new.md).
+LATE_CONTEXT_AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor", "opencode", "copilot"})
 
 # The first line of the recall plugin's warning block (twiceshy.builtins.recall.HEADER):
 # how its block is told apart from other plugins' context in a merged decision.
@@ -72,6 +73,7 @@ HOLD_TAIL = (
     "send the identical call again: it will run this time."
 )
 HOLD_TTL_S = 3 * 86400  # hold records of older sessions are pruned
+MAX_CALLS = 512  # pre-tool calls whose order a session remembers (for the judge)
 
 _lock = threading.Lock()
 
@@ -88,6 +90,36 @@ def call_fingerprint(event: CoreEvent) -> str:
     """
     text = " ".join(event.action_text(limit=100_000).split())
     return hashlib.sha1(f"{event.tool_name}\0{text}".encode("utf-8", "replace")).hexdigest()[:20]
+
+
+# -- the order of calls, per session ------------------------------------------
+#
+# post_tool events are spooled and applied in the background, so the result of
+# a call that ran *before* a warning can be applied after it. The judge must not
+# take such a call for the agent's reaction: every pre-tool call gets a sequence
+# number here, each shown_log entry the number of its call, and the judge
+# compares the two (``twiceshy.brain.judge.make_items``).
+
+
+def _order(session: Any) -> dict[str, Any]:
+    plugins = session.setdefault("plugins", {})
+    return plugins.setdefault("delivery", {"seq": 0, "calls": {}})
+
+
+def note_call(ctx: EngineContext, event: CoreEvent) -> int:
+    """Number this pre-tool call in its session (the latest number wins for a repeated call key)."""
+    from twiceshy.brain.judge import call_key
+
+    order = _order(ctx.session(event.session_id))
+    key = call_key(event)
+    with _lock:
+        order["seq"] += 1
+        calls = order["calls"]
+        calls.pop(key, None)
+        calls[key] = order["seq"]
+        while len(calls) > MAX_CALLS:
+            calls.pop(next(iter(calls)))
+        return int(order["seq"])
 
 
 # -- held calls, per session --------------------------------------------------
@@ -206,7 +238,12 @@ def _without_recall_block(context: str) -> str:
 
 
 def _mark(
-    session: dict[str, Any], event: CoreEvent, ids: set[str], delivery: str, fixes: dict[str, str] | None = None
+    session: Any,
+    event: CoreEvent,
+    ids: set[str],
+    delivery: str,
+    seq: int,
+    fixes: dict[str, str] | None = None,
 ) -> None:
     """Record how this call's warnings were delivered on the recall plugin's
     ``shown_log`` entries (the judge reads ``kind``)."""
@@ -219,6 +256,7 @@ def _mark(
             entry["delivery"] = delivery
             entry["kind"] = delivery
             entry["fingerprint"] = fingerprint
+            entry["seq"] = seq
             if fixes and fixes.get(entry["exp_id"]):
                 entry["fix"] = fixes[entry["exp_id"]]
             if delivery == "silent":
@@ -241,10 +279,14 @@ def warn_mode(ctx: EngineContext) -> str:
 
 def deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decision:
     """The merged pre-tool decision as it should reach the agent (see the module docstring)."""
-    if event.kind != "pre_tool" or decision.action != "warn" or not decision.matches:
-        return decision  # allow, a rule's deny (blocks every time), or a plugin's own lesson-less note
+    if event.kind != "pre_tool":
+        return decision
     try:
-        return _deliver(ctx, event, decision)
+        seq = note_call(ctx, event)
+        if decision.action != "warn" or not decision.matches:
+            _mark(ctx.session(event.session_id), event, {m.experience_id for m in decision.matches}, "deny", seq)
+            return decision  # allow, a rule's deny (blocks every time), or a plugin's own lesson-less note
+        return _deliver(ctx, event, decision, seq)
     except Exception as exc:
         record_error("delivery", exc)
         if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1":
@@ -252,17 +294,17 @@ def deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decisio
         return decision
 
 
-def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decision:
+def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision, seq: int) -> Decision:
     mode = warn_mode(ctx)
     session = ctx.session(event.session_id)
     ids = {m.experience_id for m in decision.matches}
     late = "late" if event.agent in LATE_CONTEXT_AGENTS else "warn"
     if mode == "off":
-        _mark(session, event, ids, "silent")
+        _mark(session, event, ids, "silent", seq)
         rest = _without_recall_block(decision.context)
         return Decision(action="warn" if rest else "allow", context=rest)
     if mode == "context":
-        _mark(session, event, ids, late)
+        _mark(session, event, ids, late, seq)
         return decision
     fingerprint = call_fingerprint(event)
     with _lock:
@@ -274,11 +316,11 @@ def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decisi
     if retry:
         # The model saw the hold and sent the same call again: it is in charge. Any
         # lesson that is new on this call goes along as (late) context.
-        _mark(session, event, ids, late)
+        _mark(session, event, ids, late, seq)
         return decision
     _save_held(event.session_id, snapshot)
     fixes = fixes_of(ctx, decision.matches)
-    _mark(session, event, ids, "hold", fixes)
+    _mark(session, event, ids, "hold", seq, fixes)
     return Decision(
         action="deny",
         hold=True,
@@ -297,6 +339,7 @@ __all__ = [
     "fix_of",
     "fixes_of",
     "hold_reason",
+    "note_call",
     "warn_mode",
     "was_held",
 ]
