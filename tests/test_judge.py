@@ -208,6 +208,20 @@ def test_held_call_sent_again_is_ignored(ctx) -> None:
     assert ctx.store.get(exp.id).ignores == 1
 
 
+def test_a_result_applied_late_is_not_the_reaction_to_a_later_hold(ctx) -> None:
+    """post_tool is spooled: the fix's result can be applied after the next call was held."""
+    exp = force_push_lesson(ctx)
+    fix = "git push --force-with-lease origin main"
+    assert handle_event(ctx, event("pre_tool", fix, "s1", "t1")).action == "allow"
+    assert handle_event(ctx, event("pre_tool", TRIGGER, "s1", "t2")).hold
+    handle_event(ctx, event("post_tool", fix, "s1", "t1"))  # the fix ran first; its result arrives now
+    assert judge.pending() == []
+    handle_event(ctx, event("pre_tool", TRIGGER, "s1", "t3"))  # the identical retry passes and runs
+    handle_event(ctx, event("post_tool", TRIGGER, "s1", "t3", success=False))
+    judge.process_pending(ctx)
+    assert [v["verdict"] for v in judge.verdicts(judge.warning_id("s1", exp.id))] == ["IGNORED"]
+
+
 def test_hold_window_closing_without_the_retry_is_avoided(ctx, monkeypatch) -> None:
     monkeypatch.setitem(ctx.config["judge"], "window", 2)
     exp = force_push_lesson(ctx)
