@@ -383,3 +383,41 @@ def test_a_block_broken_by_an_older_version_is_still_found_and_removed(tmp_path:
     md.write_text(broken)
     assert remove_managed_block(md)
     assert md.read_text() == "# Mine\n\nafter\n"
+
+
+@pytest.mark.parametrize("damage", ["random-bytes", "foreign-sqlite", "bad-page", "truncated"])
+def test_doctor_names_a_damaged_store_file_and_leaves_it_alone(tmp_path: Path, damage: str) -> None:
+    import hashlib
+    import sqlite3
+
+    home = tmp_path / "tshome"
+    env = {**kit.env_for(home), "TWICESHY_EMBEDDING__BACKEND": "hash", "TWICESHY_NO_AUTOSTART": "1"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [kit.PY, "-m", "twiceshy", *args], env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp_path)
+        )
+
+    assert run("learn", "Never force-push to main", "--trigger", "git push --force origin main").returncode == 0
+    db = home / "store" / "chroma.sqlite3"
+    if damage == "random-bytes":
+        db.write_bytes(os.urandom(64 * 1024))
+    elif damage == "foreign-sqlite":
+        db.unlink()
+        con = sqlite3.connect(db)
+        con.execute("create table notes(body text)")
+        con.commit()
+        con.close()
+    elif damage == "bad-page":
+        with open(db, "r+b") as handle:
+            handle.seek(4096 * 2)
+            handle.write(b"\xff" * 4096)
+    else:
+        os.truncate(db, db.stat().st_size // 3)
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    out = run("doctor", "--json")
+    assert "Traceback" not in out.stderr and "panicked" not in out.stderr, out.stderr[-2000:]
+    store = next(c for c in json.loads(out.stdout)["checks"] if c["name"] == "store")
+    assert store["level"] == "fail" and str(db.parent) in store["detail"], store
+    assert "restore" in store["fix"]
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == digest  # doctor did not migrate or "repair" it

@@ -320,19 +320,22 @@ def check_store(state: _State) -> list[Check]:
                 f"chown -R $(id -u) {path} && chmod -R u+rwX {path}",
             )
         ]
+    from twiceshy.memory.integrity import probe_store_file
+
+    restore = (
+        f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
+        "an export (`twiceshy import FILE`)"
+    )
+    problem = probe_store_file(path)  # stdlib sqlite3 first: chromadb may panic on a damaged file
+    if problem:
+        return [Check("store", "fail", problem, restore)]
     try:
         store = ExperienceStore(open_client("embedded", path=path), embedder, cfg["collection"], path=path)
         result = _store_ok(store, str(path), Tier)
-    except Exception as exc:
-        return [
-            Check(
-                "store",
-                "fail",
-                f"cannot read the Chroma store at {path}: {type(exc).__name__}: {exc}",
-                f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
-                "an export (`twiceshy import FILE`)",
-            )
-        ]
+    except BaseException as exc:  # also a Rust panic (pyo3 PanicException is a BaseException)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        return [Check("store", "fail", f"cannot read the Chroma store at {path}: {type(exc).__name__}: {exc}", restore)]
     return [result]
 
 
