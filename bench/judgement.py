@@ -59,12 +59,12 @@ def table(result: h.ModeResult, label: str = "") -> str:
         f"== {title}{label}: {overall['incidents']} incidents, {overall['everyday']} everyday calls, "
         f"{result.stored} lessons in the store, {secs:.0f} s"
     )
-    cols = f"{'shape':<11} {'lesson':>7} {'recall any/own':>15} {'precision (strict)':>19} {'false warn look-alike/everyday':>31} {'wrong denies':>13} {'holds':>6}"
+    cols = f"{'shape':<11} {'lesson':>7} {'recall any/own':>15} {'precision (right lesson)':>25} {'false warn look-alike/everyday':>31} {'wrong denies':>13} {'holds':>6}"
     lines = [head, cols]
     for shape, s in summary.items():
         lines.append(
             f"{shape:<11} {s['produced']:>3}/{s['incidents']:<3} {_pct(s['recall_any']):>7} / {_pct(s['recall_own']):<5}"
-            f" {_pct(s['precision']):>10} ({_pct(s['precision_strict'])})"
+            f" {_pct(s['precision']):>14} ({_pct(s['right_lesson'])})"
             f" {_pct(s['fw_lookalike']):>20} / {_pct(s['fw_everyday']):<8}"
             f" {s['wrong_denies']:>6} of {s['denies']:<4} {s['holds']:>5}"
         )

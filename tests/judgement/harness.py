@@ -34,10 +34,11 @@ Figures (:func:`summarize`), per shape and overall:
 * ``recall_any`` / ``recall_own`` — must-warn probes answered warn/hold/deny
   with any lesson / with a lesson of their own incident among those shown;
 * ``precision`` — of the incident probes (must-warn and look-alikes) that were
-  warned, held or denied, the share whose shown lessons include their own
-  incident's lesson; ``precision_strict`` counts only must-warn probes with
-  their own lesson as right and every other warned probe, everyday calls
-  included, as wrong;
+  warned, held or denied, the share that must warn *and* were shown their own
+  incident's lesson (a warned look-alike is never right). This is the
+  definition that reproduces issue 16's own table from its counts;
+  ``right_lesson`` is the looser reading: the share of those warned probes whose
+  shown lessons include their own incident's, look-alikes included;
 * ``fw_lookalike`` / ``fw_everyday`` — must-stay-silent probes of incidents /
   everyday calls that were warned, held or denied;
 * ``wrong_denies`` — rule denies on a must-stay-silent probe or everyday call,
@@ -341,6 +342,22 @@ def run_mode(
             shutil.rmtree(base, ignore_errors=True)
 
 
+def read_back(incidents: list[Incident], workdir: Path | None = None) -> list[tuple[Incident, list]]:
+    """Write each incident's session 1 and read it back through its agent plugin's
+    ``agent_read_transcript`` (what session end does): (incident, entries)."""
+    base = Path(tempfile.mkdtemp(prefix="judgement-read-", dir=workdir))
+    try:
+        with _isolated(base / "home"):
+            ctx = make_context(base)
+            out = []
+            for inc in incidents:
+                path = write_transcript(inc, base / "projects" / inc.project, base / "transcripts" / inc.agent)
+                out.append((inc, ctx.pm.hook.agent_read_transcript(agent=inc.agent, path=path) or []))
+            return out
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def _errors(home: Path) -> list[dict]:
     path = home / "errors.jsonl"
     if not path.exists():
@@ -524,7 +541,6 @@ def _score(
     look = [o for o in outcomes if o.incident is not None and not o.must_warn]
     days = [o for o in outcomes if o.incident is None] if everyday else []
     flagged_inc = [o for o in must + look if o.flagged]
-    flagged_all = flagged_inc + [o for o in days if o.flagged]
     denies = [o for o in must + look + days if o.answer == DENY]
     wrong = [o for o in denies if not o.must_warn or not o.own]
     shown = [(o, owner) for o in must + look for owner in o.owners]
@@ -538,8 +554,8 @@ def _score(
         "recall_any": _ratio(sum(1 for o in must if o.flagged), len(must)),
         "recall_own": _ratio(sum(1 for o in must if o.flagged and o.own), len(must)),
         "flagged": len(flagged_inc),
-        "precision": _ratio(sum(1 for o in flagged_inc if o.own), len(flagged_inc)),
-        "precision_strict": _ratio(sum(1 for o in flagged_all if o.must_warn and o.own), len(flagged_all)),
+        "precision": _ratio(sum(1 for o in flagged_inc if o.must_warn and o.own), len(flagged_inc)),
+        "right_lesson": _ratio(sum(1 for o in flagged_inc if o.own), len(flagged_inc)),
         "lookalikes": len(look),
         "fw_lookalike": _ratio(sum(1 for o in look if o.flagged), len(look)),
         "everyday": len(days),
@@ -592,6 +608,6 @@ def to_json(result: ModeResult) -> dict[str, Any]:
 
 __all__ = [
     "CC", "DENY", "HOLD", "LEARNED", "MODES", "MODE_TITLES", "NOISY", "SILENT", "TAUGHT", "WARN", "BASELINE_OVERRIDES",
-    "ModeResult", "Outcome", "Probe", "classify", "classify_native", "is_hold", "load", "misses", "run_mode", "select",
+    "ModeResult", "Outcome", "Probe", "classify", "classify_native", "is_hold", "load", "misses", "read_back", "run_mode", "select",
     "summarize", "to_json",
 ]  # fmt: skip

@@ -461,7 +461,8 @@ INCIDENTS = [
                     "apps/web/src/app/api/orders/route.ts",
                     'import { PrismaClient } from "@prisma/client";\nimport { NextResponse } from "next/server";\n\n'
                     "const prisma = new PrismaClient();\n\nexport async function GET() {\n"
-                    "  return NextResponse.json(await prisma.order.findMany({ take: 20 }));\n}\n",
+                    '  const orders = await prisma.order.findMany({ take: 20, orderBy: { createdAt: "desc" } });\n'
+                    "  return NextResponse.json(orders);\n}\n",
                 )
             ),
             reword(
