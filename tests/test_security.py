@@ -421,3 +421,21 @@ def test_doctor_names_a_damaged_store_file_and_leaves_it_alone(tmp_path: Path, d
     assert store["level"] == "fail" and str(db.parent) in store["detail"], store
     assert "restore" in store["fix"]
     assert hashlib.sha256(db.read_bytes()).hexdigest() == digest  # doctor did not migrate or "repair" it
+
+
+def test_doctor_says_when_the_spool_is_full(tmp_path: Path) -> None:
+    from twiceshy.hooks.wire import MAX_SPOOL_BYTES, spool_path
+
+    home = tmp_path / "tshome"
+    env = {**kit.env_for(home), "TWICESHY_EMBEDDING__BACKEND": "hash", "TWICESHY_NO_AUTOSTART": "1"}
+    spool = Path(spool_path(home))
+    spool.parent.mkdir(parents=True, exist_ok=True)
+    with open(spool, "wb") as handle:  # one real record, then a sparse tail up to the cap
+        handle.write(b'{"id":"x","ts":0,"agent":"claude-code","event":"PostToolUse","payload":{}}\n')
+    os.truncate(spool, MAX_SPOOL_BYTES)
+    out = subprocess.run(
+        [kit.PY, "-m", "twiceshy", "doctor", "--json"], env=env, capture_output=True, text=True, timeout=180
+    )
+    queues = next(c for c in json.loads(out.stdout)["checks"] if c["name"] == "queues")
+    assert queues["level"] == "fail" and "spool is full" in queues["detail"] and "dropped" in queues["detail"]
+    assert queues["data"]["spool_cap_bytes"] == MAX_SPOOL_BYTES

@@ -33,6 +33,7 @@ LEVELS = ("ok", "info", "warn", "fail")
 ERROR_WINDOW_S = 24 * 3600
 JUDGE_BACKLOG_WARN = 500
 SPOOL_BACKLOG_WARN = 1000
+SPOOL_FULL_MARGIN = 1024 * 1024  # within 1 MiB of the spool cap, events are being refused
 
 
 @dataclass
@@ -427,6 +428,25 @@ def check_queues(state: _State) -> list[Check]:
     judge_pending = len(judge.pending())
     data = {"spool_pending": spool_pending, "judge_pending": judge_pending}
     detail = f"{spool_pending} events spooled, {judge_pending} verdicts waiting"
+    from twiceshy.hooks.wire import MAX_SPOOL_BYTES, spool_path
+
+    try:
+        spool_bytes = os.path.getsize(spool_path(data_dir()))
+    except OSError:
+        spool_bytes = 0
+    data["spool_bytes"], data["spool_cap_bytes"] = spool_bytes, MAX_SPOOL_BYTES
+    if spool_bytes >= MAX_SPOOL_BYTES - SPOOL_FULL_MARGIN:  # the client refuses appends past the cap
+        return [
+            Check(
+                "queues",
+                "fail",
+                f"the spool is full ({spool_bytes / 2**20:.0f} of {MAX_SPOOL_BYTES / 2**20:.0f} MiB): new post-tool "
+                f"and session-end events are dropped, not recorded; {detail}",
+                "twiceshy engine start (the engine drains the spool); if it runs, see `twiceshy engine status` "
+                "and the errors below",
+                data,
+            )
+        ]
     if spool_pending and not state.engine_running:
         return [
             Check(
