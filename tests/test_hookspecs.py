@@ -51,8 +51,9 @@ def test_every_hookspec_has_an_implementation() -> None:
 
 def test_every_agent_plugin_implements_every_adapter_hook() -> None:
     pm = make_manager(load_entry_points=False)
-    assert set(agent_names(pm)) == {"claude-code", "codex", "gemini", "cursor"}
-    for agent in ("claude-code", "codex", "gemini", "cursor"):
+    agents = ("claude-code", "codex", "gemini", "cursor", "opencode", "copilot")
+    assert set(agent_names(pm)) == set(agents)
+    for agent in agents:
         plugin = pm.get_plugin(agent)
         assert plugin is not None
         implemented = {impl.name for impl in pm.get_hookcallers(plugin) or []}

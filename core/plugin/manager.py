@@ -44,6 +44,8 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "codex": "twiceshy.plugins.codex",
     "gemini": "twiceshy.plugins.gemini",
     "cursor": "twiceshy.plugins.cursor",
+    "opencode": "twiceshy.plugins.opencode",
+    "copilot": "twiceshy.plugins.copilot",
     # behaviour
     "recall": "twiceshy.builtins.recall",  # pre_tool: search and warn/deny
     "judge": "twiceshy.builtins.judge",  # post_tool: queue FOLLOWED/IGNORED verdicts; the judge worker

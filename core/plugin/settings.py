@@ -203,11 +203,26 @@ def remove_flat_hooks(settings: dict[str, Any], key: str = "hooks") -> dict[str,
 
 
 def our_events(settings: Any) -> list[str]:
-    """Events in a ``{"hooks": {...}}`` settings dict that carry one of our commands (any shape)."""
-    hooks = settings.get("hooks") if isinstance(settings, dict) else None
-    if not isinstance(hooks, dict):
+    """Events in a ``{"hooks": {...}}`` settings dict that carry one of our commands (any shape).
+
+    OpenCode has no hook map of its own: ours sits in the options of a ``plugin``
+    entry (``{"plugin": [[spec, {"hooks": {...}}]]}``), which is read the same way.
+    """
+    if not isinstance(settings, dict):
         return []
-    return [event for event, value in hooks.items() if _mentions_ours(value)]
+    maps = [settings.get("hooks")]
+    if not isinstance(maps[0], dict):
+        plugins = settings.get("plugin")
+        maps = (
+            [p[1].get("hooks") for p in plugins if isinstance(p, list) and len(p) > 1 and isinstance(p[1], dict)]
+            if isinstance(plugins, list)
+            else []
+        )
+    events: list[str] = []
+    for hooks in maps:
+        if isinstance(hooks, dict):
+            events.extend(e for e, value in hooks.items() if _mentions_ours(value) and e not in events)
+    return events
 
 
 def _mentions_ours(value: Any) -> bool:

@@ -22,6 +22,8 @@ PACKAGES = {
     "claude": ("@anthropic-ai/claude-code", "2.1.197"),
     "gemini": ("@google/gemini-cli", "0.61.0"),
     "codex": ("@openai/codex", "0.171.0"),
+    "opencode": ("opencode-ai", "1.18.33"),
+    "copilot": ("@github/copilot", "1.0.102"),
 }
 
 
