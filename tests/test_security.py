@@ -439,3 +439,10 @@ def test_doctor_says_when_the_spool_is_full(tmp_path: Path) -> None:
     queues = next(c for c in json.loads(out.stdout)["checks"] if c["name"] == "queues")
     assert queues["level"] == "fail" and "spool is full" in queues["detail"] and "dropped" in queues["detail"]
     assert queues["data"]["spool_cap_bytes"] == MAX_SPOOL_BYTES
+    wide = {**env, "COLUMNS": "300"}
+    stats = subprocess.run([kit.PY, "-m", "twiceshy", "stats"], env=wide, capture_output=True, text=True, timeout=180)
+    assert "FULL: new events are dropped" in stats.stdout, stats.stdout[-3000:] + stats.stderr[-2000:]
+    raw = subprocess.run(
+        [kit.PY, "-m", "twiceshy", "stats", "--json"], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert json.loads(raw.stdout)["hooks"]["spool"]["full"] is True

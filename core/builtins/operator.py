@@ -165,6 +165,13 @@ def register_commands(cli: click.Group) -> None:
                 ),
             ),
             ("warnings that never arrived (not counted as shown)", str(h.get("warnings_dropped", 0))),
+            (
+                "spool (post-tool and session-end events waiting)",
+                f"{h['spool']['bytes'] / 2**20:.1f} of {h['spool']['cap_bytes'] / 2**20:.0f} MiB"
+                + (" — FULL: new events are dropped; run `twiceshy engine start`" if h["spool"]["full"] else ""),
+            )
+            if h.get("spool")
+            else ("spool", "unknown"),
             ("hit rate (warned, held or denied / pre-tool)", _pct(h["hit_rate"])),
             ("mistakes avoided (held or warned in time, then changed)", str(data["mistakes_avoided"])),
             ("followed", str(v["followed"])),

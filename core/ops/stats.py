@@ -114,6 +114,17 @@ def read_events(cutoff: float | None = None) -> list[dict[str, Any]]:
     return out
 
 
+def _spool_state() -> dict[str, Any]:
+    """The spool's size against its cap: a full spool refuses (drops) new events."""
+    from twiceshy.hooks.wire import MAX_SPOOL_BYTES, spool_path
+
+    try:
+        size = os.path.getsize(spool_path(data_dir()))
+    except OSError:
+        size = 0
+    return {"bytes": size, "cap_bytes": MAX_SPOOL_BYTES, "full": size >= MAX_SPOOL_BYTES - 1024 * 1024}
+
+
 def read_failopen(cutoff: float | None = None) -> list[dict[str, Any]]:
     """Calls the hook client answered without the engine (rotated file first), newer than ``cutoff``."""
     from twiceshy.hooks.wire import failopen_path
@@ -223,6 +234,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "failed_open_by_reason": dict(sorted(fail_reasons.items())),
             "warnings_dropped": dropped,
             "errors": errors,
+            "spool": _spool_state(),
             "hit_rate": (warned + held + blocked + snapshot_denied) / pre_total if pre_total else None,
         },
         "outcomes": {"warned": warned, "held": held, "denied": blocked, "avoided": avoided, "ignored": ignored},
