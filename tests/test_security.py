@@ -446,3 +446,30 @@ def test_doctor_says_when_the_spool_is_full(tmp_path: Path) -> None:
         [kit.PY, "-m", "twiceshy", "stats", "--json"], env=env, capture_output=True, text=True, timeout=180
     )
     assert json.loads(raw.stdout)["hooks"]["spool"]["full"] is True
+
+
+def test_forget_says_the_text_stays_on_disk_and_the_documented_erase_works(tmp_path: Path) -> None:
+    home = tmp_path / "tshome"
+    env = {**kit.env_for(home), "TWICESHY_EMBEDDING__BACKEND": "hash", "TWICESHY_NO_AUTOSTART": "1"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        out = subprocess.run(
+            [kit.PY, "-m", "twiceshy", *args], env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp_path)
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out
+
+    def on_disk(word: bytes) -> bool:
+        return any(word in p.read_bytes() for p in (home / "store").rglob("*") if p.is_file())
+
+    run("learn", "Zebracanary lesson to forget", "--trigger", "zebracanary run")
+    run("learn", "Keep the npm ci lesson", "--trigger", "npm install")
+    exp_id = next(e["id"] for e in json.loads(run("list", "--json").stdout) if "Zebracanary" in e["text"])
+    out = run("forget", exp_id)
+    assert "can stay in the store's files" in out.stderr
+    assert on_disk(b"Zebracanary")  # what the note warns about (Chroma's write-ahead log)
+    export = tmp_path / "keep.json"
+    run("export", "--all", "--include-superseded", "-o", str(export))
+    (home / "store").rename(tmp_path / "old-store")
+    run("import", str(export))
+    assert not on_disk(b"Zebracanary") and on_disk(b"npm ci")

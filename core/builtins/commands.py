@@ -94,6 +94,15 @@ def register_commands(cli: click.Group) -> None:
             raise click.ClickException(f"no lesson {exp_id}")
         ctx.store.delete(exp_id)
         click.echo(f"forgot {exp_id}")
+        # Chroma keeps the added record in its write-ahead log (embeddings_queue) and SQLite keeps
+        # freed pages until they are reused: say so rather than promise an erase (docs/security.md).
+        click.echo(
+            "note: the lesson is gone from every search, context and export, but its text can stay in the "
+            "store's files (Chroma's write-ahead log, free SQLite pages) until they are overwritten; to erase "
+            "it from disk: twiceshy export --all --include-superseded -o FILE, move the store folder away, "
+            "twiceshy import FILE",
+            err=True,
+        )
 
     @cli.command()
     @click.argument("query")
