@@ -196,7 +196,9 @@ def _operands(call: Call, program: str) -> list[str]:
     return out
 
 
-def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[str, Any] | None:
+def derive_command(
+    mistake: str, fix: str | None = None, why: str = "", named_drops_only: bool = False
+) -> dict[str, Any] | None:
     """The signature of a shell mistake, contrasted with its fix when known.
 
     * same program: the delta — flags/env/runner the mistake had and the fix
@@ -221,7 +223,7 @@ def derive_command(mistake: str, fix: str | None = None, why: str = "") -> dict[
         sig = _alone(m, why)
     else:
         common = _common_program(m, f)
-        sig = _delta(m, f, common) if common else _cross(m, f, why)
+        sig = _delta(m, f, common, why if named_drops_only else None) if common else _cross(m, f, why)
     if sig is None:
         return None
     sig = {"v": SIG_VERSION, "kind": "command", **sig}
@@ -304,7 +306,10 @@ def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
     return out
 
 
-def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
+def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str, Any] | None:
+    """The contrast of a mistake with its fix, both running ``prog``. With
+    ``named_in`` (a fix quoted in advice prose, which abbreviates), a flag the
+    fix leaves out counts only when that text names it."""
     removed = m.tokens - f.tokens
     added = f.tokens - m.tokens
     present: list[str] = []
@@ -345,6 +350,9 @@ def _delta(m: Call, f: Call, prog: str) -> dict[str, Any] | None:
     dropped = [
         t for t in _collapse(m_flags) if t not in f_flags and _canon(t, prog) not in {_canon(x, prog) for x in f_flags}
     ]
+    if named_in is not None:
+        low = named_in.lower()
+        dropped = [t for t in dropped if re.search(rf"(?<![\w-]){re.escape(t.lower())}(?![\w-])", low)]
     if not env_or_runner_fix:
         present += [flag_item(t, prog) for t in dropped if t != "-m"]
     # Changed flag values: a value class the fix's value does not have.
@@ -690,11 +698,13 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
     return sig
 
 
-def derive_edit_alone(path: str, new: str, old: str = "") -> dict[str, Any] | None:
-    """A rejected/corrected edit with no fixing edit: the file (by name) for
-    manifests (requirements.txt, package.json, .env), else the language and
-    the most distinctive line the edit added, cut after its last name that
-    is not a keyword (``#![allow(dead_code`` also catches ``dead_code, x``)."""
+def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dict[str, Any] | None:
+    """An edit lesson without a fixing edit (a rejected edit, a taught
+    ``Edit <path>: <code>`` trigger): the file (by name) for manifests
+    (requirements.txt, package.json, .env); else the language and the code
+    the advice ``text`` names inside the edit (``datetime.utcnow()``,
+    ``forEach … async``), or the edit's most distinctive line. Arguments the
+    advice asks for that the code lacks (``encoding=``) must stay absent."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if not name:
         return None
@@ -705,6 +715,15 @@ def derive_edit_alone(path: str, new: str, old: str = "") -> dict[str, Any] | No
     )
     if manifest:
         return {"v": SIG_VERSION, "kind": "edit", "glob": name}
+    sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": glob_for(path)}
+    named = _named_code(added, text) if text else None
+    if named is not None:
+        pattern, label, absent = named
+        sig["present"] = ["re:" + pattern]
+        if absent:
+            sig["absent"] = ["re:" + a for a in absent]
+        sig["pattern"] = label[:80]
+        return sig
     best, best_score = "", 0.0
     for line in added:
         toks = code_tokens(line)
@@ -717,10 +736,65 @@ def derive_edit_alone(path: str, new: str, old: str = "") -> dict[str, Any] | No
     toks = code_tokens(best)
     last = max(k for k, t in enumerate(toks) if _IDENT_RE.match(t) and len(t) >= 3 and t not in KEYWORDS)
     toks = toks[: max(last + 1, 3)][:10]
-    sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": glob_for(path)}
     sig["present"] = ["re:" + _pattern(toks, set(toks))]
     sig["pattern"] = best[:80]
     return sig
+
+
+_KWARG_RE = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)")
+
+
+def _named_code(lines: list[str], text: str) -> tuple[str, str, list[str]] | None:
+    """The part of ``lines`` that advice ``text`` names: the window from the
+    first to the last identifier the text mentions (on one line), widened to
+    a member access or an empty call; plus ``name=`` arguments the text asks
+    for that the code lacks."""
+    words = set(re.findall(r"[A-Za-z_]\w*", text or ""))
+    code = "\n".join(lines)
+    absent = [
+        rf"\b{re.escape(k)}\s*="
+        for k in dict.fromkeys(_KWARG_RE.findall(text or ""))
+        if not re.search(rf"\b{re.escape(k)}\s*=", code)
+    ]
+    best: tuple[int, str, str] | None = None
+    for line in lines:
+        toks = code_tokens(line)
+        hits = [k for k, t in enumerate(toks) if _IDENT_RE.match(t) and t in words and (len(t) >= 3 or t in KEYWORDS)]
+        if not any(toks[k] not in KEYWORDS for k in hits):
+            continue
+        # The tightest run of mentioned names (at most 6 tokens apart).
+        runs: list[list[int]] = [[hits[0]]]
+        for k in hits[1:]:
+            if k - runs[-1][-1] <= 6:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        for run in runs:
+            while len(run) > 1 and toks[run[0]] in KEYWORDS:
+                run = run[1:]
+            while len(run) > 1 and toks[run[-1]] in KEYWORDS and toks[run[-1]] != "async":
+                run = run[:-1]
+            if toks[run[0]] in KEYWORDS:
+                continue
+            lo, hi = run[0], run[-1] + 1
+            if lo > 0 and toks[lo - 1] in (".", "::", "?."):
+                lo -= 1
+            called = re.search(rf"\b{re.escape(toks[hi - 1])}\s*\(", text or "") is not None
+            if hi < len(toks) and toks[hi] == "(" and called:  # the advice names it as a call
+                hi += 1
+                empty = re.search(rf"\b{re.escape(toks[hi - 2])}\s*\(\)", text or "") is not None
+                if hi < len(toks) and toks[hi] == ")" and empty:
+                    hi += 1
+            window = toks[lo:hi]
+            if len(window) < 2 and not any(len(t) >= 6 for t in window):
+                continue
+            keep = {t for t in window if t in words}
+            score = len(run) * 10 + len(window)
+            if best is None or score > best[0]:
+                best = (score, _pattern(window, keep), " ".join(window))
+    if best is None:
+        return None
+    return best[1], best[2], absent
 
 
 # ---------------------------------------------------------------------------
@@ -755,15 +829,49 @@ _PROSE_WORDS = {
 }  # fmt: skip
 
 
-def fix_commands(text: str, program: str) -> list[str]:
-    """Commands named in advice text (backticks first) that run ``program``."""
-    out = []
+_CLAUSE_RE = re.compile(r"`|[;:()\n]|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s|\s-\s")
+
+
+def fix_commands(text: str, program: str, starts: set[str] | None = None) -> list[str]:
+    """Commands named in advice text that run ``program``: backticked spans
+    first, then runs of words in the prose that start with a program
+    (``starts``: the trigger's programs and runners) and parse as a call
+    ("… run uv run pytest." -> ``uv run pytest``)."""
+    out: list[str] = []
     for span in _BACKTICK_RE.findall(text or ""):
         for call in parse_command(span):
             if call.words_of(program) is not None or call.outer == program:
                 out.append(span)
                 break
+    starts = (starts or set()) | {program}
+    for clause in _CLAUSE_RE.split(text or ""):
+        for part in re.split(r"\s(?:or|and|then|not|but|so)\s", clause):
+            words = part.split()
+            for i, word in enumerate(words):
+                if word.rsplit("/", 1)[-1].lower() not in starts and not _is_assign(word):
+                    continue
+                for j in range(len(words), i + 1, -1):
+                    cand = re.sub(r"(?<=[\w)'\"])[.,]$", "", " ".join(words[i:j]))
+                    if not is_command_like(cand) or any(w.lower() in _PROSE_VERBS for w in words[i:j]):
+                        continue
+                    call = pick_call(cand)
+                    if call is not None and not call.help and call.words_of(program) is not None and cand not in out:
+                        out.append(cand)
+                    break
+                break
     return out
+
+
+# Words that make a run of prose words not a command ("docker build needs -f …").
+_PROSE_VERBS = {
+    "needs", "need", "fails", "fail", "doesn't", "does", "is", "are", "has", "have", "runs", "works", "exist",
+    "exists", "here", "fetches", "commands", "starts", "only", "still", "also", "must", "can", "will", "won't",
+    "isn't", "aren't", "uses", "use", "takes", "locally", "hangs", "breaks", "wipes", "deletes", "first",
+}  # fmt: skip
+
+
+def _is_assign(word: str) -> bool:
+    return bool(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word))
 
 
 def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
@@ -775,7 +883,7 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     if m:
         path, snippet = m.group(2), m.group(3).strip()
         return (
-            derive_edit_alone(path, snippet)
+            derive_edit_alone(path, snippet, text=text)
             if snippet
             else {"v": SIG_VERSION, "kind": "edit", "glob": path.rsplit("/", 1)[-1]}
         )
@@ -786,8 +894,20 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         return None
     prog = call.program
     # A fix named in the advice, running the same program: contrast with it.
-    for fix in fix_commands(text, prog):
-        sig = derive_command(trigger, fix, why=text)
+    starts = {p for p, _ in call.levels} | {"uv", "poetry", "pnpm", "yarn", "npx", "python", "python3", "bundle"}
+    mine = {t for t in call.tokens if not t.startswith(("exe:", "prog:"))}
+    backticked = set(_BACKTICK_RE.findall(text or ""))
+    for fix in fix_commands(text, prog, starts):
+        if work_argv(fix) == work_argv(trigger):
+            continue
+        fcall = pick_call(fix)
+        if (
+            fix not in backticked
+            and fcall is not None
+            and {t for t in fcall.tokens if not t.startswith(("exe:", "prog:"))} <= mine
+        ):
+            continue  # the prose only mentions the mistake (or part of it)
+        sig = derive_command(trigger, fix, why=text, named_drops_only=True)
         if sig:
             return sig
     sig = derive_command(trigger, None, why=text)
