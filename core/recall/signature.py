@@ -391,6 +391,11 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
                 if flag.startswith("--") or not m.sub(prog):
                     present.append(flag_item(flag, prog))
     if not present and not absent:
+        # The fix named a file the mistake lacked ("terraform apply plan.out").
+        for fv in f_ops:
+            if fv not in m_ops and _ext(fv) and f"*.{_ext(fv)}" not in absent:
+                absent.append(f"*.{_ext(fv)}")
+    if not present and not absent:
         # Only values changed: the mistake's distinctive value, literally.
         for flag, mvals in m.values.items():
             fvals = f.values.get(flag, [])

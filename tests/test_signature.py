@@ -1,0 +1,193 @@
+"""core/recall/signature.py: deriving contrastive signatures from a mistake and its fix.
+
+Each case checks the property that matters: the signature catches the mistake
+and a reworded repeat, and never the fix, ``--help`` or the same program with
+unrelated arguments. The commands are made up for the tests (not the corpus).
+"""
+
+from __future__ import annotations
+
+import pytest
+from twiceshy.hooks.match import matches
+from twiceshy.recall import signature as sg
+
+
+def hit(sig: dict | None, command: str) -> bool:
+    return sig is not None and matches(sig, "Bash", {"command": command})
+
+
+def edit_hit(sig: dict | None, path: str, new: str, old: str = "") -> bool:
+    return sig is not None and matches(sig, "Edit", {"file_path": path, "old_string": old, "new_string": new})
+
+
+@pytest.mark.parametrize(
+    ("mistake", "fix", "why", "repeats", "silent"),
+    [
+        # A missing flag: the mistake is its absence (with the valued long flag as context).
+        (
+            "./release.sh --channel beta",
+            "./release.sh --channel beta --sign-key ci",
+            "error: --sign-key is required",
+            ["./release.sh --channel stable"],
+            ["./release.sh --channel beta --sign-key ci", "./release.sh --help", "./release.sh status"],
+        ),
+        # A dropped flag: the flag is the mistake (alias included).
+        (
+            "helm uninstall web --no-hooks",
+            "helm uninstall web",
+            "hooks skipped: the database was not backed up",
+            ["helm uninstall api --no-hooks"],
+            ["helm uninstall web", "helm list", "helm uninstall --help"],
+        ),
+        # Another program did it (npm -> pnpm): the program and its subcommand.
+        (
+            "npm install",
+            "pnpm install",
+            'Unsupported URL Type "workspace:"',
+            ["npm install left-pad --save"],
+            ["pnpm install", "npm view left-pad version", "npm --help"],
+        ),
+        # A value class: a file where the fix gave a package directory.
+        (
+            "go build cmd/api/main.go",
+            "go build ./cmd/api",
+            "undefined: newRouter",
+            ["go build cmd/worker/main.go -o bin/w"],
+            ["go build ./cmd/worker", "go vet ./..."],
+        ),
+        # The runner changed (system python -> uv).
+        (
+            "python -m mypy src",
+            "uv run mypy src",
+            "No module named mypy",
+            ["python3 -m mypy src/app"],
+            ["uv run mypy src/app", "python3 --version"],
+        ),
+        # An environment variable the fix set.
+        (
+            "pnpm test",
+            "CI=1 pnpm test",
+            "watch mode needs a TTY",
+            ["pnpm --filter web test"],
+            ["CI=1 pnpm --filter web test", "pnpm lint"],
+        ),
+        # A toolchain step before the call on the same line.
+        (
+            "bundle install",
+            "rbenv shell 3.3.1 && bundle install",
+            "Your Ruby version is 2.7.8, but your Gemfile specified 3.3.1",
+            ["bundle install --jobs 4"],
+            ["rbenv shell 3.3.1 && bundle install --jobs 4"],
+        ),
+        # A program that does not exist here: every call of it.
+        (
+            "podman-compose up -d",
+            "podman compose up -d",
+            "bash: podman-compose: command not found",
+            ["podman-compose logs api"],
+            ["podman compose logs api"],
+        ),
+    ],
+)
+def test_derive_command(mistake: str, fix: str, why: str, repeats: list[str], silent: list[str]) -> None:
+    sig = sg.derive_command(mistake, fix, why)
+    assert sig is not None
+    assert hit(sig, mistake)
+    for command in repeats:
+        assert hit(sig, command), (command, sig)
+    for command in silent:
+        assert not hit(sig, command), (command, sig)
+
+
+def test_nothing_distinguishes_means_no_signature() -> None:
+    assert sg.derive_command("make build", "make build") is None
+
+
+def test_retry_variants_become_one_signature() -> None:
+    variants = ["make deploy-prod", "make prod-deploy", "make release"]
+    sig = sg.derive_from_retries(variants, "make ship ENV=prod")
+    assert sig is not None
+    assert all(hit(sig, v) for v in variants)
+    assert not hit(sig, "make ship ENV=prod") and not hit(sig, "make build")
+
+
+@pytest.mark.parametrize(
+    ("bad", "good", "path", "again", "fine"),
+    [
+        (
+            "    started = time.time()\n",
+            "    started = time.monotonic()\n",
+            "app/jobs.py",
+            ("lib/timer.py", "t0 = time.time()"),
+            ("lib/timer.py", "t0 = time.monotonic()"),
+        ),
+        (
+            "  const ids = rows.map((r) => r.id).reverse();\n",
+            "  const ids = [...rows].map((r) => r.id).reverse();\n",
+            "src/a.ts",
+            None,
+            ("src/b.tsx", "const x = [...items].map((i) => i.id);"),
+        ),
+        (
+            "    return json.dumps(payload)\n",
+            "    return json.dumps(payload, default=str)\n",
+            "svc/api.py",
+            ("svc/other.py", "body = json.dumps(event)"),
+            ("svc/other.py", "body = json.dumps(event, default=str)"),
+        ),
+    ],
+)
+def test_derive_code(bad: str, good: str, path: str, again: tuple[str, str] | None, fine: tuple[str, str]) -> None:
+    sig = sg.derive_code(bad, good, path)
+    assert sig is not None and sig["kind"] == "edit"
+    assert edit_hit(sig, path, bad)
+    assert not edit_hit(sig, path, good)
+    if again is not None:
+        assert edit_hit(sig, *again), sig
+    assert not edit_hit(sig, *fine), sig
+
+
+def test_code_signature_needs_the_same_language() -> None:
+    sig = sg.derive_code("x = time.time()\n", "x = time.monotonic()\n", "a.py")
+    assert sig is not None and "*.py" in sig["glob"]
+    assert not edit_hit(sig, "a.go", "x = time.time()")
+
+
+def test_taught_trigger_with_a_fix_in_the_advice() -> None:
+    sig = sg.derive_from_trigger("terraform apply", "always apply a saved plan: `terraform apply plan.out`")
+    assert hit(sig, "terraform apply") and hit(sig, "terraform apply -auto-approve")
+    assert not hit(sig, "terraform apply plan.out")
+    flags = sg.derive_from_trigger("kubectl apply -f app.yaml", "always pass --context staging when applying")
+    assert hit(flags, "kubectl apply -f other.yaml")
+    assert not hit(flags, "kubectl --context staging apply -f other.yaml")
+
+
+def test_taught_edit_trigger_keeps_the_named_code() -> None:
+    sig = sg.derive_from_trigger(
+        "Edit app/x.py: created = datetime.utcnow()", "use datetime.now(timezone.utc), never datetime.utcnow()"
+    )
+    assert edit_hit(sig, "other/y.py", "due = datetime.utcnow() + delta")
+    assert not edit_hit(sig, "other/y.py", "due = datetime.now(timezone.utc) + delta")
+
+
+def test_prose_is_not_a_command() -> None:
+    assert not sg.is_command_like("pytest tests/ for the django app")
+    assert sg.is_command_like("go test ./...")
+    assert sg.is_command_like("docker build -t x .")
+
+
+@pytest.mark.parametrize(
+    ("command", "looks"),
+    [
+        ("ls -la", True),
+        ("git status && git diff", True),
+        ("kubectl get pods -n x", True),
+        ("npm view react version", True),
+        ("cargo build --help", True),
+        ("go get example.com/m@v1", False),
+        ("npm install", False),
+        ("rm -rf build", False),
+    ],
+)
+def test_diagnostics(command: str, looks: bool) -> None:
+    assert sg.is_diagnostic(command) is looks
