@@ -1,0 +1,248 @@
+"""Learn from error -> fix, then hold the repeated mistake, with a real agent CLI.
+
+Issue 16's "Done when", run the same way for claude-code, codex and gemini
+(``tests/e2e/test_hold_e2e.py``): the real CLI, its fake model server on
+127.0.0.1, the real hook client and resident engine, a real on-disk store, and
+a project whose ``./deploy.sh`` logs every run that really happened.
+
+Sessions, each a separate headless CLI run (a new agent session):
+
+1. **learn** — ``./deploy.sh --env staging`` fails ("missing --region"),
+   ``./deploy.sh --env staging --region eu-west-1`` works. Session end must
+   store an error -> fix lesson.
+2. **avoid** — the model repeats the mistake: it must be *held* (not run), the
+   hold's reason (lesson + fix) must be in the next request to the model, and
+   the model's fix then runs with no warning.
+3. **insist** — the fix first (no warning), then the mistake (held), then the
+   identical mistake again: the retry passes and runs (the model is in charge).
+4. the lesson is promoted to a rule (``twiceshy edit --tier rule``), then
+   **rule** — the mistake is denied; the fix, ``--help`` and another
+   environment pass.
+
+Finally ``twiceshy stats`` must count one mistake avoided (session 2) and one
+ignored hold (session 3), two holds and one rule deny.
+
+The engine is stopped after each session (that drains its session-end work
+and flushes the event log) and started before the next, as a user's machine
+would between sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .conftest import Twiceshy, base_env, require_cli, stop_engine
+from .drivers import run_claude, run_codex, run_gemini
+from .fake_anthropic import FakeAnthropic, TextStep, ToolStep
+from .fake_base import FakeServer
+from .fake_gemini import SHELL_TOOL, FakeGemini
+from .fake_openai import FakeResponses
+from .scenario import wait_for_event
+
+MISTAKE = "./deploy.sh --env staging"
+FIX = "./deploy.sh --env staging --region eu-west-1"
+HELP = "./deploy.sh --help"
+OTHER_ENV = "./deploy.sh --env prod --region us-east-1"
+ERROR = "error: missing --region"
+PROMPT = "deploy the app to staging"
+HOLD_MARK = "Held once by twiceshy"
+
+DEPLOY_SH = f"""#!/bin/sh
+# Logs every run that really happened, then behaves like a deploy script.
+echo "$*" >> deploy.log
+case " $* " in *" --help "*) echo "usage: ./deploy.sh --env ENV --region REGION"; exit 0;; esac
+case " $* " in *" --region "*) echo "deployed: $*"; exit 0;; esac
+echo "{ERROR}" >&2
+exit 1
+"""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How one CLI is driven: its fake model, tool-call shape, hook event names."""
+
+    cli: str
+    agent: str
+    pre_event: str
+    make_server: Callable[[list[Any]], FakeServer]
+    step: Callable[[str], ToolStep]
+    driver: Callable[[str, Path, Path, FakeServer], subprocess.CompletedProcess[str]]
+
+
+SPECS: dict[str, AgentSpec] = {
+    "claude-code": AgentSpec(
+        "claude",
+        "claude-code",
+        "PreToolUse",
+        lambda steps: FakeAnthropic(steps=steps),
+        lambda cmd: ToolStep("Bash", {"command": cmd, "description": "run it"}),
+        run_claude,
+    ),
+    "codex": AgentSpec(
+        "codex",
+        "codex",
+        "PreToolUse",
+        lambda steps: FakeResponses(steps=steps),
+        lambda cmd: ToolStep("shell", {"command": cmd}),
+        run_codex,
+    ),
+    "gemini": AgentSpec(
+        "gemini",
+        "gemini",
+        "BeforeTool",
+        lambda steps: FakeGemini(steps=steps),
+        lambda cmd: ToolStep(SHELL_TOOL, {"command": cmd, "description": "run it"}),
+        run_gemini,
+    ),
+}
+
+
+@dataclass
+class Session:
+    """One CLI run: what it sent the model, which hooks fired, what really ran."""
+
+    name: str
+    commands: list[str]
+    proc: subprocess.CompletedProcess[str]
+    requests: list[dict[str, Any]]  # the agent-loop requests to the fake model, in order
+    events: list[dict[str, Any]]  # the engine's event-log lines of this session
+    ran: list[str]  # deploy.sh runs that really happened, as "./deploy.sh <args>"
+
+    def pre_actions(self, pre_event: str) -> list[str]:
+        return [e.get("action", "") for e in self.events if e.get("event") == pre_event]
+
+
+@dataclass
+class HoldOutcome:
+    spec: AgentSpec
+    project: Path
+    home: Path
+    sessions: dict[str, Session] = field(default_factory=dict)
+    lessons_after_learn: list[dict[str, Any]] = field(default_factory=list)
+    lesson_id: str = ""
+    promote: subprocess.CompletedProcess[str] | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def _events(home: Path) -> list[dict[str, Any]]:
+    path = home / "events.jsonl"
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def _ran(project: Path) -> list[str]:
+    log = project / "deploy.log"
+    return [f"./deploy.sh {line}".strip() for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def deploy_lesson(lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The lesson session 1 taught: about the mistake, naming the fix."""
+    for exp in lessons:
+        text = f"{exp.get('text', '')} {exp.get('trigger', '')}"
+        if "deploy.sh" in text and "--env staging" in text and "eu-west-1" in text:
+            return exp
+    return None
+
+
+def run_hold_scenario(spec: AgentSpec, tmp: Path) -> HoldOutcome:
+    require_cli(spec.cli)  # fail fast, before the slow setup
+    home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
+    for path in (home, project, agent_home):
+        path.mkdir(parents=True, exist_ok=True)
+    script = project / "deploy.sh"
+    script.write_text(DEPLOY_SH)
+    script.chmod(0o755)
+    env = base_env(agent_home) | {
+        "TWICESHY_HOME": str(home),
+        "TWICESHY_CONFIG_DIR": str(home / "config"),
+        "TWICESHY_RAISE_PLUGIN_ERRORS": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    # The default delivery is what is under test: no override may leak in from the caller.
+    env.pop("TWICESHY_RETRIEVAL__WARN", None)
+    ts = Twiceshy(env)
+    out = HoldOutcome(spec, project, home)
+    seen_events = 0
+
+    def session(name: str, commands: list[str]) -> Session:
+        nonlocal seen_events
+        ran_before = len(_ran(project))
+        steps: list[Any] = [spec.step(c) for c in commands] + [TextStep("done")]
+        server = spec.make_server(steps)
+        ts("engine", "start")
+        with server:
+            proc = spec.driver(PROMPT, project, agent_home, server)
+        # Gemini does not wait for its SessionEnd hook: let it reach the engine first.
+        wait_for_event(home / "events.jsonl", '"SessionEnd"', timeout_s=15)
+        ts("engine", "stop")  # drains session-end work, flushes the event log
+        events = _events(home)
+        mine = [e for e in events[seen_events:] if e.get("agent") == spec.agent and e.get("path") != "background"]
+        seen_events = len(events)
+        record = Session(
+            name,
+            commands,
+            proc,
+            server.main_requests(),
+            mine,
+            _ran(project)[ran_before:],  # type: ignore[attr-defined]
+        )
+        out.sessions[name] = record
+        return record
+
+    try:
+        ts("install", "--agent", spec.agent, "--scope", "project", "--project-dir", str(project))
+        session("learn", [MISTAKE, FIX])
+        out.lessons_after_learn = ts.lessons(cwd=project)
+        lesson = deploy_lesson(out.lessons_after_learn)
+        if lesson is None:
+            return out  # the tests report what was learned instead
+        out.lesson_id = lesson["id"]
+        session("avoid", [MISTAKE, FIX])
+        session("insist", [FIX, MISTAKE, MISTAKE])
+        out.promote = ts("edit", out.lesson_id, "--tier", "rule", cwd=project, check=False)
+        session("rule", [MISTAKE, FIX, HELP, OTHER_ENV])
+        # The judge decides off the hot path: wait for its verdicts, then read stats.
+        ts("engine", "start")
+        deadline = time.monotonic() + 60
+        while True:
+            out.stats = json.loads(ts("stats", "--json", "--since", "all", cwd=project).stdout)
+            outcomes = out.stats.get("outcomes", {})
+            if outcomes.get("avoided", 0) + outcomes.get("ignored", 0) >= 2 or time.monotonic() > deadline:
+                break
+            time.sleep(1.0)
+    finally:
+        stop_engine(ts, home)
+    return out
+
+
+def _is_call(element: Any) -> bool:
+    """A model tool call in any of the three wire formats."""
+    if not isinstance(element, dict):
+        return False
+    if element.get("type") == "function_call":  # OpenAI Responses (Codex)
+        return True
+    if element.get("role") == "assistant" and isinstance(element.get("content"), list):  # Anthropic
+        return any(isinstance(b, dict) and b.get("type") == "tool_use" for b in element["content"])
+    parts = element.get("parts")  # Gemini
+    return isinstance(parts, list) and any(isinstance(p, dict) and "functionCall" in p for p in parts)
+
+
+def added_after_last_call(request: dict[str, Any]) -> str:
+    """What a request to the model carries after the model's last tool call —
+    that call's result and whatever a hook attached to it — as one string."""
+    items = request.get("messages") or request.get("input") or request.get("contents") or []
+    last = max((i for i, item in enumerate(items) if _is_call(item)), default=-1)
+    return json.dumps(items[last + 1 :], ensure_ascii=False) if last >= 0 else ""
