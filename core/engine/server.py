@@ -58,6 +58,7 @@ MAX_CONNECTIONS = 256  # connections being read at once; past this the oldest is
 WORKERS = 4  # requests answered at once (bounded pool; reading never occupies a worker)
 READY_WAIT_S = 60.0  # a hook request that arrives while the engine loads waits at most this
 WARM_CACHE_EVERY_S = 10.0  # how often the warm-start cache is checked against the store
+WARM_CACHE_AT_EXIT_MAX = 20_000  # lessons up to which a stopping engine still writes the cache
 # Not needed for the first answer: none of these may be imported before it
 # (status reports any that were; tests/test_cold_start.py checks).
 HEAVY_MODULES = ("chromadb", "litellm", "mcp", "rich", "twiceshy.ops.ui", "httpx")
@@ -451,6 +452,22 @@ class Engine:
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
+    def _write_warm_cache_at_exit(self) -> None:
+        """The next engine starts warm: write the cache if the store moved since (small stores only: exit stays fast)."""
+        from twiceshy.engine import warmstart
+
+        store = self.ctx._store if self.ctx is not None else None
+        if store is None or store is self._warm_store or getattr(store, "_col", None) is None:
+            return  # Chroma never opened: nothing newer than the cache to write
+        try:
+            path = getattr(store, "path", None)
+            if path is None or warmstart.read_generation(path) == self._warm_written:
+                return
+            if store.count() <= WARM_CACHE_AT_EXIT_MAX:
+                warmstart.write_cache(store)
+        except Exception as exc:
+            record_error("engine.warmstart", exc)
+
     def _maintain_snapshots(self) -> None:
         """Background: keep the rules snapshot and the warm-start cache in step with the store.
 
@@ -563,8 +580,8 @@ class Engine:
                 f"timing ms {json.dumps(self.timing)}",
                 flush=True,
             )
+            self._start_threads()  # first: shutdown joins the spool and jobs threads as _threads[:2]
             self._spawn(self._load_real_store, "twiceshy-store")
-            self._start_threads()
             self._spawn(self._maintain_snapshots, "twiceshy-snapshots")
             while not self.stopping.wait(0.5):
                 self._tick()
@@ -739,6 +756,7 @@ class Engine:
         deadline = time.monotonic() + WORKER_GRACE_S
         for thread in self._threads[2:]:
             thread.join(max(0.0, deadline - time.monotonic()))
+        self._write_warm_cache_at_exit()
         self.events.flush()
         if self._lock_fd is not None:
             if read_pid(self.paths) == os.getpid():
