@@ -93,6 +93,9 @@ def run_scenario(
         "TWICESHY_CONFIG_DIR": str(home / "config"),
         "TWICESHY_RAISE_PLUGIN_ERRORS": "1",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        # This scenario covers retrieval.warn: context (the warning arrives with the call's
+        # result); the default, hold, is covered by test_hold_e2e.py.
+        "TWICESHY_RETRIEVAL__WARN": "context",
     }
     ts = Twiceshy(env)
     try:
