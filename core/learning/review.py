@@ -128,8 +128,10 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:send|post|upload|paste|share|submit|forward|e-?mail|transmit|exfiltrate|copy|leak)\b[^\n.]{0,60}?"
             r"(?:\b(?:api[ _-]?keys?|tokens?|secrets?|credentials?|passwords?|private[ _-]keys?|ssh[ _-]keys?|"
-            r"env(?:ironment)?(?:\s+(?:variables|vars))?|id_rsa|cookies?|session\s+ids?)\b|\.env\b|\.aws\b|\.ssh\b)"
-            r"[^\n.]{0,80}?\b(?:to|at|into|on)\s+(?:https?://|[\w-]+\.[a-z]{2,}\b|the\s+(?:\w+\s+){0,3}(?:endpoint|server"
+            r"env(?:ironment)?(?:\s+(?:variables|vars))?|id_rsa|cookies?|session\s+ids?)\b|\.env\b|\.aws\b|\.ssh\b"
+            r"|\$?\b[A-Z0-9_]*(?:TOKEN|API_KEY|SECRET|PASSWORD|ACCESS_KEY)\b)"
+            r"[^\n.]{0,80}?\b(?:to|at|into|on|in)\s+(?:(?:the|a|an|this|that|your)\s+)?(?:issue|chat|pr|pull\s+request"
+            r"|comment|ticket|slack|discord|gist|pastebin|paste|forum|log)\b|[^\n.]{0,80}?\b(?:to|at|into|on)\s+(?:https?://|[\w-]+\.[a-z]{2,}\b|the\s+(?:\w+\s+){0,3}(?:endpoint|server"
             r"|url|webhook|site|host|form|channel|issue|chat)|a\s+(?:\w+\s+){0,3}(?:endpoint|server|url|webhook|site|host))",
             re.I,
         ),
@@ -162,7 +164,7 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "force-push over shared history",
         re.compile(
-            r"\bgit\s+push\b[^\n;&|]{0,200}\s(?:--force(?!-with-lease|-if-includes)\b|-f\b|\+[\w/]+"
+            r"\bgit\s+push\b[^\n;&|,]{0,200}\s(?:--force(?!-with-lease|-if-includes)\b|-f\b|\+[\w/]+"
             r"|--delete\s+(?:main|master|trunk|develop|production|release)\b|:(?:main|master)\b)",
             re.I,
         ),
@@ -236,7 +238,8 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:skip|disable|delete|remove|comment\s+out|turn\s+off|silence|xfail)\s+(?:the\s+|all\s+|any\s+|every\s+)?"
             r"(?:(?:failing|flaky|broken|red|offending)\s+)?(?:unit\s+|integration\s+)?(?:tests?|test\s+cases?|test\s+files?"
             r"|assertions?|checks?|linters?|lint(?:ing)?(?:\s+(?:jobs?|checks?|steps?))?|ci(?:\s+(?:checks?|jobs?|steps?))?"
-            r"|security\s+(?:scans?|checks?)|type\s*check(?:s|ing)?|pre-commit(?:\s+hooks?)?|git\s+hooks?)\b",
+            r"|security\s+(?:scans?|checks?)|type\s*check(?:s|ing|er)?|pre-commit(?:\s+hooks?)?|git\s+hooks?"
+            r"|mypy|eslint|flake8|ruff|pylint|tsc|coverage(?:\s+checks?)?|codeql|sonar(?:qube)?|bandit|semgrep)\b",
             re.I,
         ),
     ),
