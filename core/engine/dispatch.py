@@ -79,7 +79,7 @@ def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
         call_each(ctx.pm, "post_tool", event=event, ctx=ctx)
         return Decision.allow()
     if event.kind in ("session_start", "prompt"):
-        texts = [t for t in call_each(ctx.pm, "session_start", event=event, ctx=ctx) if t]
+        texts = [t for t in call_each(ctx.pm, "session_start", event=event, ctx=ctx) if isinstance(t, str) and t]
         return Decision(action="allow", context="\n\n".join(texts))
     if event.kind in ("session_end", "stop"):
         run_session_end(ctx, event)
