@@ -5,7 +5,6 @@ outbox of writes the Chroma server missed and reconnects in the background
 from __future__ import annotations
 
 from twiceshy.engine.context import EngineContext, Worker
-from twiceshy.memory.team import drain_worker
 from twiceshy.plugin.hookspecs import hookimpl
 
 
@@ -13,4 +12,8 @@ from twiceshy.plugin.hookspecs import hookimpl
 def register_workers(ctx: EngineContext) -> list[Worker] | None:
     if ctx.config.get("store", "mode") != "server":
         return None
+    # Imported here: the team store pulls in the store and numpy (~350 ms), which the
+    # CLI and an embedded-store engine must not pay for at plugin load.
+    from twiceshy.memory.team import drain_worker
+
     return [drain_worker]
