@@ -280,3 +280,20 @@ def test_a_write_whose_generation_stamp_was_overwritten_is_still_seen(tmp_path: 
     # our own writes alone do not make the engine reopen the store
     engine.add(Experience(text="c", trigger="npm publish"))
     assert not engine.refresh_if_stale()
+
+
+def test_flags_read_from_chroma_sqlite_equal_the_api(tmp_path: Path) -> None:
+    """The fast load reads project/superseded from Chroma's SQLite file; it must
+    agree with the API, and refuse (None) when the row count does not match."""
+    path = tmp_path / "s"
+    store = make_store(path, indexed=False)
+    exps = [Experience(text=f"l{i}", trigger=f"cmd{i} --x={i}", project=("p1", None, "p2")[i % 3]) for i in range(90)]
+    for exp in exps[::7]:
+        exp.superseded_by = "other"
+    store.add_many(exps)
+    store.delete(exps[1].id)
+    fast = index_mod._flags_from_sqlite(path / "chroma.sqlite3", store._col, 89)
+    assert fast is not None
+    assert fast == index_mod._flags_from_api(store._col, 1000)
+    assert fast[0][exps[0].id] == "p1" and exps[7].id in fast[1]
+    assert index_mod._flags_from_sqlite(path / "chroma.sqlite3", store._col, 90) is None

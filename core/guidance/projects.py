@@ -147,8 +147,11 @@ def _vectors(store: Any, exps: list[Experience]) -> Any:
     col = getattr(store, "_col", None)
     if col is not None:
         try:
-            got = col.get(ids=[e.id for e in exps], include=["embeddings"])
-            by_id = dict(zip(got["ids"], got["embeddings"]))
+            if hasattr(store, "vectors"):  # paged: one get of 40k ids exceeds SQLite's variable limit
+                by_id = store.vectors([e.id for e in exps])
+            else:
+                got = col.get(ids=[e.id for e in exps], include=["embeddings"])
+                by_id = dict(zip(got["ids"], got["embeddings"]))
             if all(e.id in by_id and by_id[e.id] is not None for e in exps):
                 return np.asarray([by_id[e.id] for e in exps], dtype=np.float32)
         except Exception:

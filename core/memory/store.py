@@ -210,7 +210,7 @@ class ExperienceStore:
         with self._lock:
             index = VectorIndex()
             self._journal_pos = self._journal.position()  # first: writes during the load are replayed
-            index.load(self._col)
+            index.load(self._col, sqlite_file=self._sqlite_file())
             self._index = index
             self._batch_hits = True
             atexit.register(self.flush_hits)
@@ -227,6 +227,10 @@ class ExperienceStore:
         elif epoch == seen_epoch and before == seen_offset:
             self._journal_pos = (epoch, after)
 
+    def _sqlite_file(self) -> Path | None:
+        path = self.path / "chroma.sqlite3" if self.path is not None else None
+        return path if path is not None and path.exists() else None
+
     def _sync_index(self) -> None:
         """Apply other processes' writes named in the journal since we last read it."""
         from twiceshy.memory.index import INCREMENTAL_MAX
@@ -234,13 +238,13 @@ class ExperienceStore:
         got = self._journal.read_since(*self._journal_pos)
         if got is None:  # rotated or missing: reload in full
             self._journal_pos = self._journal.position()
-            self._index.load(self._col)
+            self._index.load(self._col, sqlite_file=self._sqlite_file())
             return
         epoch, offset, lines = got
         changed = list(dict.fromkeys(i for writer, _op, i in lines if writer != self._writer))
         if len(changed) > INCREMENTAL_MAX:
             self._journal_pos = self._journal.position()
-            self._index.load(self._col)
+            self._index.load(self._col, sqlite_file=self._sqlite_file())
             return
         self._index.refresh_rows(self._col, changed)
         self._journal_pos = (epoch, offset)
