@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -297,3 +298,20 @@ def test_flags_read_from_chroma_sqlite_equal_the_api(tmp_path: Path) -> None:
     assert fast == index_mod._flags_from_api(store._col, 1000)
     assert fast[0][exps[0].id] == "p1" and exps[7].id in fast[1]
     assert index_mod._flags_from_sqlite(path / "chroma.sqlite3", store._col, 90) is None
+
+
+def test_pending_hits_are_written_by_a_timer_when_no_more_warnings_come(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from twiceshy.memory import store as store_mod
+
+    monkeypatch.setattr(store_mod, "HITS_FLUSH_S", 0.3)
+    engine = make_store(tmp_path / "s")
+    exp = Experience(text="t", trigger="make deploy")
+    engine.add(exp)
+    engine.touch_many([exp.id])
+    reader = make_store(tmp_path / "s", indexed=False)
+    deadline = time.monotonic() + 60
+    while reader.get(exp.id).hits != 1:
+        assert time.monotonic() < deadline, "the pending hit was never written"
+        time.sleep(0.05)

@@ -97,6 +97,7 @@ class ExperienceStore:
     _pending_hits: dict[str, int] | None = None
     _pending_since = 0.0
     _batch_hits = False
+    _flush_timer: threading.Timer | None = None
 
     def __init__(
         self,
@@ -338,8 +339,22 @@ class ExperienceStore:
                 or len(self._pending_hits) >= HITS_FLUSH_COUNT
                 or time.monotonic() - self._pending_since >= HITS_FLUSH_S
             )
+            if not due and self._flush_timer is None:
+                # No further warning may come for a while: a timer writes these anyway.
+                self._flush_timer = threading.Timer(HITS_FLUSH_S, self._timed_flush)
+                self._flush_timer.daemon = True
+                self._flush_timer.start()
         if due:
             self.flush_hits()
+
+    def _timed_flush(self) -> None:
+        self._flush_timer = None
+        try:
+            self.flush_hits()
+        except Exception as exc:  # a background write: log it, never raise into a timer thread
+            from twiceshy.base.errorlog import record_error
+
+            record_error("store.flush_hits", exc)
 
     def flush_hits(self) -> int:
         """Write pending hit counts (one read and one write of the touched lessons)."""
