@@ -22,8 +22,55 @@ def build_cli() -> click.Group:
     return cli
 
 
-def main() -> None:
-    build_cli()(prog_name="twiceshy")
+# Commands that only read the store: with a mistyped TWICESHY_HOME they would show an empty
+# store (and create the folder), so they say the folder is missing instead. Commands that
+# write (learn, import, restore, install, serve, hook, ...) create it as before.
+READ_COMMANDS = frozenset(
+    {
+        "list", "search", "show", "stats", "health", "graph", "timeline", "projects", "suggest",
+        "export", "backup", "review", "ui", "forget", "edit", "feedback",
+    }
+)  # fmt: skip
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand name in ``argv`` (the first word that is not an option)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def missing_home_error(argv: list[str]) -> str | None:
+    """The message for a read command run against a ``TWICESHY_HOME`` that does not exist."""
+    import os
+    from pathlib import Path
+
+    home = os.environ.get("TWICESHY_HOME")
+    if not home or _command_of(argv) not in READ_COMMANDS or "--help" in argv:
+        return None
+    if Path(home).expanduser().exists():
+        return None
+    return (
+        f"TWICESHY_HOME={home} does not exist (mistyped? unset it to use the default data dir; "
+        "`twiceshy learn` or `twiceshy install` creates it)"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    import os
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    problem = missing_home_error(args)
+    if problem:
+        click.echo(f"Error: {problem}", err=True)
+        sys.exit(1)
+    try:
+        build_cli()(args=args, prog_name="twiceshy")
+    except Exception as exc:  # click handles its own errors; anything else is one line, not a traceback
+        if os.environ.get("TWICESHY_DEBUG"):
+            raise
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        click.echo(f"Error: {message} (TWICESHY_DEBUG=1 shows the traceback)", err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
