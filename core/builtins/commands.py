@@ -50,6 +50,14 @@ def register_commands(cli: click.Group) -> None:
             exp.tier = int(tier_value)
             ctx.store.update(exp)
         click.echo(f"{outcome}: {exp.id} [{exp.tier_label}] {exp.text}")
+        from twiceshy.learning.review import is_held, reasons_of
+
+        if is_held(exp):  # the poisoning guard keeps it away from agents until approved
+            click.echo(
+                f"held for review ({'; '.join(reasons_of(exp)) or 'risky advice'}): agents will not see it until "
+                f"`twiceshy review --approve {exp.id}`",
+                err=True,
+            )
 
     @cli.command(name="list")
     @click.option("--tier", default=None, help="Only this tier.")
@@ -60,8 +68,11 @@ def register_commands(cli: click.Group) -> None:
         from rich.table import Table
         from twiceshy.base.types import Tier
 
+        try:
+            where = {"tier": int(Tier.parse(tier))} if tier else None
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--tier") from None
         ctx = _ctx()
-        where = {"tier": int(Tier.parse(tier))} if tier else None
         exps = sorted(ctx.store.all(where=where), key=lambda e: (e.tier, -e.confidence))
         if as_json:
             click.echo(json.dumps([e.to_dict() for e in exps], indent=2))
@@ -106,7 +117,7 @@ def register_commands(cli: click.Group) -> None:
 
     @cli.command()
     @click.argument("query")
-    @click.option("-k", default=5, show_default=True)
+    @click.option("-k", default=5, show_default=True, type=click.IntRange(min=1))
     def search(query: str, k: int) -> None:
         """Search lessons by meaning."""
         from twiceshy.base.project import fingerprint

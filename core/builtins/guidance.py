@@ -36,9 +36,15 @@ def register_commands(cli: click.Group) -> None:
         from twiceshy.base.project import fingerprint
         from twiceshy.guidance.context_file import installed_agents
         from twiceshy.guidance.render import render_context_text, write_agent_contexts
+        from twiceshy.plugin.manager import agent_names
 
         cwd = Path.cwd()
         ctx = _ctx(cwd)
+        unknown = sorted(set(agents) - set(agent_names(ctx.pm)))
+        if unknown:
+            raise click.BadParameter(
+                f"unknown agent {', '.join(unknown)} (one of {', '.join(agent_names(ctx.pm))})", param_hint="--agent"
+            )
         chosen = list(agents) or installed_agents(ctx.pm, cwd)
         if not write:
             text = render_context_text(ctx, chosen[0] if chosen else "", fingerprint(str(cwd)), budget)

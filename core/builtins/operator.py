@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -405,19 +406,22 @@ def register_commands(cli: click.Group) -> None:
     @click.option(
         "-o",
         "--output",
-        type=click.Path(path_type=Path),
+        type=click.Path(),
         default=None,
-        help="Archive file or folder (default: <data dir>/backups/).",
+        help="Archive file or folder (default: <data dir>/backups/); a name ending in / is a folder.",
     )
     @click.option("--stop-engine", is_flag=True, help="Stop a running engine first (it restarts on the next hook).")
-    def backup(output: Path | None, stop_engine: bool) -> None:
+    def backup(output: str | None, stop_engine: bool) -> None:
         """Copy the whole store and data dir into one .tar.gz (consistent: no engine writes meanwhile)."""
         from twiceshy.ops.portable import PortableError
         from twiceshy.ops.portable import backup as do_backup
 
+        out = Path(output).expanduser() if output else None
+        if output and out is not None and output.endswith(("/", os.sep)):
+            out.mkdir(parents=True, exist_ok=True)  # `-o somedir/`: a folder, the archive gets a generated name
         ctx = _ctx()
         try:
-            path, manifest = do_backup(ctx, output, stop_engine=stop_engine)
+            path, manifest = do_backup(ctx, out, stop_engine=stop_engine)
         except PortableError as exc:
             raise click.ClickException(str(exc)) from None
         size = path.stat().st_size
@@ -512,7 +516,9 @@ def register_commands(cli: click.Group) -> None:
     @click.option(
         "--host", default=None, help="Address to bind (default 127.0.0.1; a non-loopback one exposes your lessons)."
     )
-    @click.option("--port", default=8765, show_default=True, help="Port (0: any free one).")
+    @click.option(
+        "--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one)."
+    )
     def ui(host: str | None, port: int) -> None:
         """Serve a read-only web page of tiers, the experience graph and timelines."""
         from twiceshy.ops.ui import RemoteBindRefused, make_server
