@@ -157,7 +157,8 @@ def deploy_lesson(lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-def run_hold_scenario(spec: AgentSpec, tmp: Path) -> HoldOutcome:
+def run_hold_scenario(spec: AgentSpec, tmp: Path, warn: str | None = None) -> HoldOutcome:
+    """Run the four sessions; ``warn`` sets ``retrieval.warn`` (default: the shipped default, hold)."""
     require_cli(spec.cli)  # fail fast, before the slow setup
     home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
     for path in (home, project, agent_home):
@@ -173,6 +174,8 @@ def run_hold_scenario(spec: AgentSpec, tmp: Path) -> HoldOutcome:
     }
     # The default delivery is what is under test: no override may leak in from the caller.
     env.pop("TWICESHY_RETRIEVAL__WARN", None)
+    if warn is not None:
+        env["TWICESHY_RETRIEVAL__WARN"] = warn
     ts = Twiceshy(env)
     out = HoldOutcome(spec, project, home)
     seen_events = 0
