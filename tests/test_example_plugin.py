@@ -98,6 +98,8 @@ def test_guard_denies_writes_outside_the_project_through_the_real_hook_client(
         )
     try:
         kit.wait_ready(home, proc)
+        # ping answers while the engine still loads; hooks get real answers once it is ready.
+        assert kit.wait_for(lambda: (kit.engine_mod.call(home, "ping") or {}).get("ready"), timeout=120)
 
         def claude(tool: str, tool_input: dict) -> str:
             payload = {
