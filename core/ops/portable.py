@@ -176,6 +176,7 @@ def _key(text: str, trigger: str, project: str | None) -> tuple[str, str, str]:
 
 # -- bulk path: one paged read of the store, vectors in batches, one write per kind --
 
+SMALL_BATCH = 300  # up to this many lessons, dedup asks the store per lesson instead of reading it all
 EMBED_BATCH = 64  # texts per embedding call (sorted by length: a batch pads to its longest)
 VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their triggers
 VECTOR_MIN_COSINE = 0.98
@@ -263,14 +264,16 @@ class _Item:
     vector: list[float] | None = None
 
 
-def _vectors(store: Any, items: list[_Item], progress: Progress | None) -> tuple[list[list[float]], int]:
+def _vectors(
+    store: Any, items: list[_Item], progress: Progress | None, verify: bool = True
+) -> tuple[list[list[float]], int]:
     """Trigger vectors for ``items``: carried ones when a sample re-embeds to the
     same vectors, the rest embedded in length-sorted batches. Returns (vectors, embedded)."""
     import numpy as np
 
     embedder = store.embedder
     carried = [i for i, it in enumerate(items) if it.vector is not None]
-    if carried:
+    if carried and verify:
         step = max(1, len(carried) // VECTOR_SAMPLE)
         sample = carried[::step][:VECTOR_SAMPLE]
         fresh = np.asarray(embedder.embed([items[i].trigger for i in sample]), dtype=np.float32)
@@ -331,12 +334,24 @@ def bulk_store(
     store = ctx.store
     counts = {"new": 0, "related": 0, "supersedes": 0, "seen": 0, "exists": 0}
     id_map: dict[str, str] = {}
-    # 1. the store, page by page: exact keys, and the index dedup searches
+    # 1. the store: exact keys, and the index dedup searches. A small batch (a
+    # seed file) asks the store for each lesson's neighbours instead of reading
+    # it all; a large one reads it once, page by page.
     existing: dict[tuple[str, str, str], str] = {}
     known: dict[str, _Known] = {}
     index = VectorIndex()
+    store_hits: dict[int, list[tuple[str, float]]] = {}
+    small = len(items) <= SMALL_BATCH
+    if small:
+        for it, vec in zip(items, _vectors(store, items, progress)[0]):
+            it.vector = vec
+            near = store.search_vector(vec, k=5, project=it.project)
+            store_hits[id(it)] = [(e.id, float(sim)) for e, sim in near]
+            for exp, _ in near:
+                known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, bool(exp.superseded_by))
+                existing.setdefault(_key(exp.text, exp.trigger, exp.project), exp.id)
     offset = 0
-    while True:
+    while not small:
         got = store._col.get(include=["documents", "metadatas", "embeddings"], limit=2000, offset=offset)
         if not got["ids"]:
             break
@@ -367,7 +382,7 @@ def bulk_store(
             continue
         existing[key] = ""  # a second copy in the same file: resolved below
         todo.append(it)
-    vectors, _embedded = _vectors(store, todo, progress)
+    vectors, _embedded = _vectors(store, todo, progress, verify=not small)
     # 2. decide each lesson against the store and what this batch added before it
     dedup = float(ctx.config.get("learning", "dedup_threshold"))
     related = float(ctx.config.get("learning", "related_threshold"))
@@ -385,7 +400,7 @@ def bulk_store(
                 id_map[it.ref] = existing[key]
             continue
         held = review_reasons(it.text)  # poisoning guard, as for any lesson
-        hits = [(i, s) for i, s in index.search(vec, 5, project=it.project)]
+        hits = sorted(store_hits.get(id(it), []) + index.search(vec, 5, project=it.project), key=lambda h: -h[1])[:5]
         same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
         conflicting = [
             i
