@@ -172,13 +172,15 @@ def test_uninstall_removes_only_our_item_from_a_shared_group(pm, project: Path):
     assert after == expected
 
 
-def test_uninstall_after_install_into_new_file_leaves_empty_object(pm, tmp_path: Path):
+def test_uninstall_after_install_into_new_file_removes_it(pm, tmp_path: Path):
+    # issue 20: a settings file we created and left empty goes away with uninstall
     proj = tmp_path / "fresh"
     proj.mkdir()
     result = inst.install(pm, "claude-code", scope="project", project_dir=proj)
     assert result.created and result.backup is None
-    inst.uninstall(pm, "claude-code", scope="project", project_dir=proj)
-    assert json.loads(settings_of(proj).read_text(encoding="utf-8")) == {}
+    removed = inst.uninstall(pm, "claude-code", scope="project", project_dir=proj)
+    assert not settings_of(proj).exists()
+    assert removed.removed_files == [settings_of(proj)]
 
 
 def test_uninstall_without_file_creates_nothing(pm, tmp_path: Path):

@@ -105,6 +105,9 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "session_token_budget": (int, 800),  # dynamic context returned at session start
         "max_per_group": (int, 6),  # lessons per Apply/Avoid/Consider group
         "auto_write": (bool, True),  # refresh installed agents' context files after each session end
+        # which memory file a session end may write: always (create it) | existing (only a file
+        # that is already there, e.g. after `twiceshy context --write`) | never
+        "write": (str, "existing"),
     },
     "distill": {
         "min_sessions": (int, 10),  # trajectories needed before any rule is distilled

@@ -52,12 +52,19 @@ def register_commands(cli: click.Group) -> None:
             return
         if not chosen:
             raise click.ClickException("no agent has twiceshy hooks here; run `twiceshy install` or pass --agent")
+        from twiceshy.ops.install import record_created
+
+        existed = {
+            a: Path(p).exists() for a in chosen if (p := ctx.pm.hook.agent_context_file(agent=a, project_dir=cwd))
+        }
         failed = False
         for row in write_agent_contexts(ctx, cwd, chosen, budget):
             if "error" in row:
                 failed = True
                 click.echo(f"{row['agent']}: not written ({row['error']})", err=True)
             else:
+                if row["changed"] and not existed.get(row["agent"], True):
+                    record_created(Path(row["path"]), row["agent"], "context")  # uninstall takes it away
                 click.echo(f"{row['agent']}: {'updated' if row['changed'] else 'unchanged'} {row['path']}")
         if failed:
             raise SystemExit(1)

@@ -34,6 +34,10 @@ def _report(result) -> None:
         else:
             click.echo(f"[dry run] {result.agent}: {result.path} already up to date; nothing to do")
         return
+    for path in result.cleaned_files:
+        click.echo(f"{result.agent}: removed the twiceshy block from {path}")
+    for path in result.removed_files:
+        click.echo(f"{result.agent}: deleted {path} (twiceshy created it)")
     if not result.changed:
         if result.action == "install":
             click.echo(f"{result.agent}: already installed in {result.path}; nothing changed")

@@ -36,7 +36,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +231,80 @@ class InstallResult:
     diff: str = ""
     dry_run: bool = False
     created: bool = False
+    removed_files: list[Path] = field(default_factory=list)  # uninstall: files we created, now deleted
+    cleaned_files: list[Path] = field(default_factory=list)  # uninstall: managed blocks taken out
+
+
+# --------------------------------------------------------------------------
+# Files we created (so uninstall can take them away again)
+# --------------------------------------------------------------------------
+
+
+def _created_log() -> Path:
+    return data_dir() / "created-files.json"
+
+
+def created_files() -> list[dict[str, str]]:
+    """Files twiceshy created: ``{"path", "agent", "kind"}`` (kind: settings | context)."""
+    try:
+        rows = json.loads(_created_log().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [r for r in rows if isinstance(r, dict) and isinstance(r.get("path"), str)] if isinstance(rows, list) else []
+
+
+def _save_created(rows: list[dict[str, str]]) -> None:
+    from twiceshy.base.paths import ensure_private_dir
+
+    ensure_private_dir(_created_log().parent)
+    write_atomic(_created_log(), json.dumps(rows, indent=2) + "\n")
+
+
+def record_created(path: Path, agent: str = "", kind: str = "context") -> None:
+    """Remember that twiceshy created ``path`` (uninstall removes it when nothing else is in it)."""
+    key = str(Path(path).absolute())
+    rows = [r for r in created_files() if r["path"] != key]
+    _save_created([*rows, {"path": key, "agent": agent, "kind": kind}])
+
+
+def forget_created(path: Path) -> None:
+    key = str(Path(path).absolute())
+    rows = created_files()
+    if any(r["path"] == key for r in rows):
+        _save_created([r for r in rows if r["path"] != key])
+
+
+def was_created(path: Path) -> bool:
+    key = str(Path(path).absolute())
+    return any(r["path"] == key for r in created_files())
+
+
+def remove_context_blocks(pm: Any, agent: str, project_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Take our managed block out of ``agent``'s memory file in ``project_dir`` and out of every
+    memory file we recorded creating for it. Returns (cleaned, deleted): a file left empty by
+    the removal is deleted (``remove_managed_block``), a whole-file Cursor rule of ours too."""
+    from twiceshy.guidance.context_file import is_mdc, remove_managed_block
+
+    candidates: list[Path] = []
+    own = pm.hook.agent_context_file(agent=agent, project_dir=Path(project_dir))
+    if own is not None:
+        candidates.append(Path(own))
+    candidates += [Path(r["path"]) for r in created_files() if r.get("kind") == "context" and r.get("agent") == agent]
+    cleaned: list[Path] = []
+    deleted: list[Path] = []
+    for path in dict.fromkeys(p.absolute() for p in candidates):
+        try:
+            if is_mdc(path):
+                if path.is_file() and was_created(path):
+                    path.unlink()
+                    deleted.append(path)
+            elif remove_managed_block(path):
+                (cleaned if path.exists() else deleted).append(path)
+        except OSError:
+            continue  # a file we cannot edit stays; uninstall of the hooks still counts
+        if not path.exists():
+            forget_created(path)
+    return cleaned, deleted
 
 
 def settings_path(pm: Any, agent: str, scope: str, project_dir: Path) -> Path:
@@ -281,6 +355,8 @@ def _apply(
     if text is not None:
         result.backup = backup_file(path)
     write_atomic(path, new_text)
+    if action == "install" and text is None:
+        record_created(path, agent, "settings")
     return result
 
 
@@ -352,7 +428,23 @@ def uninstall(
         left = set(our_events(after))
         return [e for e in removed if e not in left]
 
-    return _apply(agent, "uninstall", path, transform, dry_run, events_of)
+    result = _apply(agent, "uninstall", path, transform, dry_run, events_of)
+    if dry_run:
+        return result
+    # A settings file we created and that our removal left empty goes too.
+    if was_created(path):
+        try:
+            left, _ = read_settings(path)
+        except InstallError:
+            left = None
+        if left == {} or not path.exists():
+            path.unlink(missing_ok=True)
+            forget_created(path)
+            result.removed_files.append(path)
+    cleaned, deleted = remove_context_blocks(pm, agent, project_dir or Path.cwd())
+    result.cleaned_files += cleaned
+    result.removed_files += deleted
+    return result
 
 
 __all__ = [
