@@ -29,7 +29,6 @@ port with a secret token.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import queue
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.locking import fcntl
 from twiceshy.base.types import NativeOutput
 from twiceshy.hooks import wire
 

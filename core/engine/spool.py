@@ -31,7 +31,6 @@ an event and writing its id (microseconds): such an event is applied again
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.locking import fcntl
 from twiceshy.hooks import wire
 
 DONE_KEEP = 50_000  # ids remembered; far more than a spool ever holds between drains

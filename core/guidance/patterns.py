@@ -109,7 +109,7 @@ class PatternStore:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[list[Observation]]:
-        import fcntl
+        from twiceshy.base.locking import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path.with_suffix(".lock"), "a+") as lock:

@@ -52,9 +52,8 @@ def load_registry() -> dict[str, dict[str, Any]]:
 
 def record_project(cwd: str, now: float | None = None) -> str:
     """Note that a session ran in ``cwd``'s project; returns its fingerprint."""
-    import fcntl
-
     from twiceshy.base.fileio import write_atomic
+    from twiceshy.base.locking import fcntl
     from twiceshy.base.project import fingerprint, project_root
 
     fp = fingerprint(str(cwd))

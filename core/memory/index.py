@@ -25,7 +25,6 @@ numpy is imported here only; the hook client never imports this module.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import uuid
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from twiceshy.base.locking import fcntl
 
 PAGE = 2000  # rows per Chroma get: far below SQLite's variable limit
 COARSE_MIN = 40_000  # rows from which the first pass runs on the projection

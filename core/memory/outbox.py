@@ -24,7 +24,6 @@ deleted here — replays an op the server then skips.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sqlite3
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.locking import fcntl
 
 MAX_ATTEMPTS = 5
 

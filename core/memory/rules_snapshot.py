@@ -22,7 +22,6 @@ never matches in the client: the client only denies what the engine would.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -30,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from twiceshy.base.locking import fcntl
 from twiceshy.base.types import Experience
 
 VERSION = 1

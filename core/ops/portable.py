@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import json
 import os
@@ -40,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twiceshy.base.locking import fcntl
 from twiceshy.base.paths import data_dir
 from twiceshy.base.types import Experience, Tier
 
