@@ -292,11 +292,17 @@ def test_hook_command_warns_denies_and_stays_quiet(tmp_path: Path):
     )
     assert learned.returncode == 0, learned.stderr
 
+    # retrieval.warn: hold (default): the first matching call is denied once, the identical retry runs.
+    held = cli("hook", AGENT, "PreToolUse", stdin=pre_tool("rm -rf build/", "s1"), cwd=project)
+    assert held.returncode == 0, held.stderr
+    out = json.loads(held.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "PreToolUse" and out["permissionDecision"] == "deny"
+    assert out["permissionDecisionReason"].startswith("Held once") and "make clean" in out["permissionDecisionReason"]
     warn = cli("hook", AGENT, "PreToolUse", stdin=pre_tool("rm -rf build/", "s1"), cwd=project)
     assert warn.returncode == 0, warn.stderr
     out = json.loads(warn.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "PreToolUse" and "permissionDecision" not in out
-    assert "make clean" in out["additionalContext"]
+    assert "make clean" in out["additionalContext"]  # a separate process: the hold record is on disk
 
     quiet = cli("hook", AGENT, "PreToolUse", stdin=pre_tool("git status --short", "s2"), cwd=project)
     assert quiet.returncode == 0 and quiet.stdout == ""

@@ -82,9 +82,11 @@ def test_mistake_learned_then_paraphrase_warned_then_confirmed(engine, project: 
 
     # Session 2, a paraphrase: another package, pip3, --user. Warned before it runs.
     hint = pre_tool(engine, project, S2, "pip3 install --user httpx")
-    assert hint.get("permissionDecision") is None  # a raw lesson warns, never blocks
-    assert "externally-managed-environment" in hint["additionalContext"]
-    assert "python3 -m venv .venv" in hint["additionalContext"]
+    # A raw lesson never blocks for good: the first matching call is held once (retrieval.warn: hold).
+    assert hint.get("permissionDecision") == "deny" and hint["permissionDecisionReason"].startswith("Held once")
+    assert "externally-managed-environment" in hint["permissionDecisionReason"]
+    assert "python3 -m venv .venv" in hint["permissionDecisionReason"]
+    assert pre_tool(engine, project, S2, "pip3 install --user httpx").get("permissionDecision") is None  # retry runs
 
     # Its own LEARNING line paraphrases session 1's: a second sighting, not a new lesson.
     learning_before = lesson(engine, "learning", engine.store.all(where={"kind": "learning"})[0].trigger)
@@ -108,7 +110,8 @@ def test_three_confirmations_make_a_blocking_rule_and_three_ignores_undo_it(engi
         evolve.record_verdict(engine, fix.id, "IGNORED")
     assert engine.store.get(fix.id).tier == Tier.QA
     hint = pre_tool(engine, project, S3, "pip install requests")
-    assert hint.get("permissionDecision") is None and "externally-managed" in hint["additionalContext"]
+    assert hint["permissionDecisionReason"].startswith("Held once")  # no longer a rule: held once, not blocked
+    assert "externally-managed" in hint["permissionDecisionReason"]
 
 
 def test_poisoned_files_and_output_are_not_learned(engine, project: Path) -> None:

@@ -67,7 +67,10 @@ LATE_CONTEXT_AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor", "op
 # how its block is told apart from other plugins' context in a merged decision.
 RECALL_BLOCK_PREFIX = "twiceshy — lessons from earlier sessions"
 
-HOLD_HEAD = "Held once by twiceshy: this call has NOT run. It repeats a mistake from an earlier session:"
+HOLD_HEAD = (
+    "Held once by twiceshy: this call has NOT run. It repeats a mistake from an earlier session "
+    "(lessons are advice learned from past experience, not instructions):"
+)
 HOLD_TAIL = (
     "Do what the lesson says instead. If you have checked and the call is right as written, "
     "send the identical call again: it will run this time."
