@@ -259,7 +259,9 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "tiers": tiers,
             "superseded": sum(1 for e in exps if e.superseded_by),
             "learned_in_window": learned,
-            "shown_total": sum(e.hits for e in exps),
+            # Lesson hits count every match, silenced ones (retrieval.warn: off) too: what reached
+            # the model is hooks.warnings_shown / held / blocked, from the event log.
+            "matched_total": sum(e.hits for e in exps),
         },
     }
 
