@@ -429,6 +429,7 @@ class Call:
             toks.add("env:" + assign.split("=", 1)[0])
             toks.add("env:" + assign)
         toks.add("exe:" + argv[0])
+        toks.add("exe:@path" if "/" in argv[0] else "exe:@bare")  # pip vs .venv/bin/pip, as a class
         prog = program_name(argv[0])
         toks.add("prog:" + prog)
         level_words: list[str] = []

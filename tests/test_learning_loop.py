@@ -78,7 +78,10 @@ def test_mistake_learned_then_paraphrase_warned_then_confirmed(engine, project: 
     correction = lesson(engine, "correction", "sudo pip install --break-system-packages requests")
     assert "virtualenv" in correction.text  # the user's words won over the failed call's own lesson
     kinds = {e.kind for e in engine.store.all()}
-    assert kinds == {"error_fix", "correction", "test_fix", "learning", "gotcha"}
+    # The LEARNING / GOTCHA lines name calls this session already taught (the
+    # rejected sudo pip, the fetch.py edit): linked to those calls, they are a
+    # second word on the same lesson, not a second lesson shown for the same call.
+    assert kinds == {"error_fix", "correction", "test_fix"}
 
     # Session 2, a paraphrase: another package, pip3, --user. Warned before it runs.
     hint = pre_tool(engine, project, S2, "pip3 install --user httpx")
@@ -88,13 +91,16 @@ def test_mistake_learned_then_paraphrase_warned_then_confirmed(engine, project: 
     assert "python3 -m venv .venv" in hint["permissionDecisionReason"]
     assert pre_tool(engine, project, S2, "pip3 install --user httpx").get("permissionDecision") is None  # retry runs
 
-    # Its own LEARNING line paraphrases session 1's: a second sighting, not a new lesson.
-    learning_before = lesson(engine, "learning", engine.store.all(where={"kind": "learning"})[0].trigger)
+    # Session 2 repeats the mistake in other words (pip3 --user httpx, a venv/ pip):
+    # the same contrastive signature, so a second sighting of session 1's lesson.
+    before = {e.id: e.seen_count for e in engine.store.all()}
     end(engine, project, S2, "session2_pip_paraphrase.jsonl")
-    learned = [e for e in engine.store.all() if e.kind == "learning"]
-    assert len(learned) == 1 and learned[0].id == learning_before.id and learned[0].seen_count == 2
-    assert learned[0].tier == Tier.QA  # the cycle after session end promoted it
-    assert ".venv" in learned[0].text  # session 1's wording is kept
+    after = engine.store.all()
+    assert {e.id for e in after} == set(before)  # no new lesson
+    again = [e for e in after if e.seen_count == before[e.id] + 1]
+    assert again and all(e.kind in ("error_fix", "correction") for e in again)
+    assert any(e.tier == Tier.QA for e in again)  # the cycle after session end promoted it
+    assert all(".venv" in e.text or "virtualenv" in e.text for e in again)  # session 1's wording is kept
 
 
 def test_three_confirmations_make_a_blocking_rule_and_three_ignores_undo_it(engine, project: Path) -> None:
@@ -130,7 +136,7 @@ def test_stop_every_turn_counts_a_lesson_once(engine, project: Path) -> None:
         end(engine, project, S1, "session1_pip_mistake.jsonl", event="Stop")
     end(engine, project, S1, "session1_pip_mistake.jsonl")
     assert all(e.seen_count == 1 for e in engine.store.all())
-    assert len(engine.store.all()) == 5
+    assert len(engine.store.all()) == 3  # error_fix, correction, test_fix (the markers name those same calls)
     records = load_trajectories()
     assert [r["session_id"] for r in records] == [S1]  # one record per session, the latest kept
     assert len(trajectories_path().read_text().splitlines()) == 4

@@ -142,7 +142,11 @@ def store_lesson(
     same = [
         (e, s)
         for e, s in same_scope
-        if s >= dedup and commands_compatible(trigger, e.trigger) and signatures_compatible(structured, e.structured)
+        if (s >= dedup and commands_compatible(trigger, e.trigger) and signatures_compatible(structured, e.structured))
+        # The same contrastive signature is the same mistake, however it was worded
+        # ("pip install requests" / "pip3 install --user httpx" against a venv pip).
+        # Within one session, two kinds of evidence stay two lessons (the failure's and the user's).
+        or (same_signature(structured, e.structured) and (e.kind == kind or e.source != source))
     ]
     if not conflicting and same:
         existing = same[0][0]
@@ -219,6 +223,17 @@ def _from_trigger(trigger: str, text: str) -> dict[str, Any]:
         "evidence": {"kind": "trigger"},
         "signature": sig,
     }
+
+
+def same_signature(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Both lessons have the same specific signature (the fix text aside):
+    one mistake, however differently the call was worded. A bare program
+    signature is not specific enough to merge on."""
+    sa = (a or {}).get("signature") if isinstance(a, dict) else None
+    sb = (b or {}).get("signature") if isinstance(b, dict) else None
+    if not sa or not sb or not any(sa.get(k) for k in ("present", "absent", "sub", "of")):
+        return False
+    return signatures_compatible(a, b)
 
 
 def signatures_compatible(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:

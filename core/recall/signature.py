@@ -336,8 +336,14 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             present.append(tok)
     exe_changed = m.argv and f.argv and m.outer == f.outer and m.argv[0] != f.argv[0]
     if exe_changed and m.levels[0][0] == prog:
-        present.append("exe:" + m.argv[0])
-        absent.append("exe:" + f.argv[0])
+        mclass = "exe:@path" if "/" in m.argv[0] else "exe:@bare"
+        fclass = "exe:@path" if "/" in f.argv[0] else "exe:@bare"
+        if mclass != fclass:  # "pip" vs ".venv/bin/pip": any bare pip (pip3 too), any path
+            present.append(mclass)
+            absent.append(fclass)
+        else:
+            present.append("exe:" + m.argv[0])
+            absent.append("exe:" + f.argv[0])
     env_or_runner_fix = any(t.startswith(("via:", "env:", "run:", "pre:")) and "=" not in t for t in added)
     for tok in sorted(added):
         if tok.startswith(("via:", "env:", "run:", "pre:")) and "=" not in tok:
