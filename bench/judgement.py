@@ -10,6 +10,12 @@ Modes: ``learned`` (session end on each incident's real-format transcript),
 of them rules). Offline defaults, a fresh data dir per mode. Definitions of the
 figures: tests/judgement/harness.py.
 
+``--code <commit>`` measures the code of another commit (its core/, plugins/
+and hooks/ from git, laid out as the installed ``twiceshy`` package) with this
+corpus and harness — the "before" of a change:
+
+    python bench/judgement.py --code 75ffde2       # issue 16's "before"
+
 ``--set section.key=value`` runs with a config override; ``--baseline-set``
 (or ``BASELINE_OVERRIDES`` in the harness, once a switch for the new matcher
 exists) also runs every mode with those overrides and prints both, measured in
@@ -20,15 +26,44 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
 
 from judgement import harness as h  # noqa: E402
 from judgement.spec import SHAPES  # noqa: E402
+
+
+def _run_other_code(commit: str, argv: list[str]) -> int:
+    """Re-run this bench in a child whose ``twiceshy`` is ``commit``'s code."""
+    tmp = Path(tempfile.mkdtemp(prefix="judgement-code-"))
+    try:
+        src = tmp / "src"
+        src.mkdir()
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "core", "plugins", "hooks"],
+                                 check=True, capture_output=True).stdout  # fmt: skip
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        pkg = tmp / "pkg" / "twiceshy"
+        shutil.copytree(src / "core", pkg)
+        shutil.copytree(src / "plugins", pkg / "plugins")
+        if (src / "hooks").is_dir():
+            shutil.copytree(src / "hooks", pkg / "hooks")
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp / "pkg"), os.environ.get("PYTHONPATH")])),
+        }
+        print(f"measuring the code of {commit} ({pkg})", flush=True)
+        return subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv], env=env).returncode
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _pct(value: float | None) -> str:
@@ -130,7 +165,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print JSON (figures and every outcome) instead of tables")
     ap.add_argument("-v", "--verbose", action="count", default=0, help="-v: failed probes; -vv: also every lesson")
     ap.add_argument("--keep", action="store_true", help="keep the temp data dirs and transcripts")
+    ap.add_argument("--code", metavar="COMMIT", help="measure another commit's code (core/, plugins/, hooks/) instead")
     args = ap.parse_args(argv)
+    if args.code:
+        rest = list(sys.argv[1:] if argv is None else argv)
+        i = rest.index("--code") if "--code" in rest else next(n for n, a in enumerate(rest) if a.startswith("--code="))
+        del rest[i : i + (1 if rest[i].startswith("--code=") else 2)]
+        return _run_other_code(args.code, rest)
 
     corpus = h.load()
     problems = corpus.check()
