@@ -258,3 +258,68 @@ def test_no_prompt_contains_a_planted_secret(monkeypatch, tmp_path, server) -> N
     assert server.requests
     raw = b"".join(server.raw_bodies).decode()
     assert secret not in raw and key not in raw and "PLANTED" not in raw
+
+
+# -- the structured check (issue 16) ---------------------------------------------
+
+
+def learned(ctx, mistake: str, fix: str, text: str, tier: Tier = Tier.RULE) -> Experience:
+    from twiceshy.learning.ingest import store_lesson
+    from twiceshy.recall import signature as sg
+
+    sig = sg.derive_command(mistake, fix)
+    structured = sg.structured(sg.describe_call(mistake), sg.describe_call(fix), "error", sig, "error_fix", "Bash")
+    exp, _ = store_lesson(ctx, text, mistake, kind="error_fix", project=fingerprint("/tmp/proj"), structured=structured)
+    exp.tier = int(tier)
+    ctx.store.update(exp)
+    return exp
+
+
+def test_rule_denies_the_mistake_and_names_the_fix_but_never_the_fix_itself(ctx) -> None:
+    learned(ctx, "./deploy.sh --env staging", "./deploy.sh --env staging --region eu-west-1", "deploy needs --region")
+    deny = recall.pre_tool(bash("./deploy.sh --env staging"), ctx)
+    assert deny is not None and deny.action == "deny" and deny.matches
+    assert "Instead: ./deploy.sh --env staging --region eu-west-1" in deny.reason
+    assert recall.pre_tool(bash("./deploy.sh --env prod", session="s2"), ctx).action == "deny"  # same mistake
+    for call in (
+        "./deploy.sh --env staging --region eu-west-1",
+        "./deploy.sh --help",
+        "./deploy.sh --env prod --region us-east-1",
+    ):
+        assert recall.pre_tool(bash(call, session="s3"), ctx) is None, call
+
+
+def test_a_lesson_without_a_signature_never_blocks(ctx) -> None:
+    # A prose trigger (not a call): similarity alone may warn, never deny.
+    add(ctx, "Deploys need the region flag", "deploying to staging without a region flag fails", tier=Tier.RULE)
+    decision = recall.pre_tool(bash("deploying to staging without a region flag fails"), ctx)
+    assert decision is None or decision.action != "deny"
+
+
+def test_rules_about_other_subcommands_neither_block_nor_fill_the_cap(ctx) -> None:
+    own = learned(ctx, "git push --force origin main", "git push --force-with-lease origin main", "no plain --force")
+    others = [
+        ("git stash drop", "git stash pop"),
+        ("git rebase -i HEAD~3", "GIT_EDITOR=true git rebase -i HEAD~3"),
+        ("git clean -fdx", "git clean -fd"),
+        ("git commit --amend --no-edit", "git commit --fixup HEAD"),
+        ("git pull origin main", "git pull --rebase origin main"),
+        ("git tag -d v1", "git tag -d v1 && git push --delete origin v1"),
+    ]
+    for mistake, fix in others:
+        learned(ctx, mistake, fix, f"lesson about {mistake}")
+    decision = recall.pre_tool(bash("git push --force origin release"), ctx)
+    assert decision is not None and decision.action == "deny"
+    assert [m.experience_id for m in decision.matches] == [own.id]
+    assert recall.pre_tool(bash("git push origin main", session="s2"), ctx) is None
+    assert recall.pre_tool(bash("git log --oneline -5", session="s3"), ctx) is None
+
+
+def test_structured_check_keeps_only_matching_candidates(ctx) -> None:
+    exp = learned(ctx, "npm install", "pnpm install", "pnpm workspace", tier=Tier.RAW)
+    hits = [(exp, 0.9)]
+    candidates = ranking.rank(ctx, bash("npm install zod"), hits, min_score=0.0)
+    kept = ranking.structured_check(bash("npm install zod"), candidates, 0.55)
+    assert [c.exp.id for c in kept] == [exp.id] and kept[0].matched is True and "npm install" in kept[0].reason
+    candidates = ranking.rank(ctx, bash("pnpm install"), hits, min_score=0.0)
+    assert ranking.structured_check(bash("pnpm install"), candidates, 0.55) == []
