@@ -222,6 +222,27 @@ def test_a_result_applied_late_is_not_the_reaction_to_a_later_hold(ctx) -> None:
     assert [v["verdict"] for v in judge.verdicts(judge.warning_id("s1", exp.id))] == ["IGNORED"]
 
 
+def test_a_hold_never_retried_by_session_end_is_avoided(ctx) -> None:
+    exp = force_push_lesson(ctx)
+    assert run_call(ctx, TRIGGER, "t1").hold
+    stop = CoreEvent(kind="stop", agent="claude-code", native_event="Stop", session_id="s1", cwd="/tmp/proj")
+    handle_event(ctx, stop)  # the end of a turn: the user may still say "run it anyway"
+    assert judge.pending() == []
+    end = CoreEvent(
+        kind="session_end", agent="claude-code", native_event="SessionEnd", session_id="s1", cwd="/tmp/proj"
+    )
+    handle_event(ctx, end)
+    judge.process_pending(ctx)
+    ledger = judge.verdicts(judge.warning_id("s1", exp.id))
+    assert [(v["verdict"], v["counted"], v["source"]) for v in ledger] == [("FOLLOWED", 1, "heuristic:hold")]
+    # A hold the model overrode is not turned into an avoided mistake at session end.
+    assert run_call(ctx, TRIGGER, "t2", session="s2").hold
+    run_call(ctx, TRIGGER, "t3", session="s2")
+    handle_event(ctx, CoreEvent(**{**end.to_dict(), "session_id": "s2"}))
+    judge.process_pending(ctx)
+    assert [v["verdict"] for v in judge.verdicts(judge.warning_id("s2", exp.id)) if v["counted"]] == ["IGNORED"]
+
+
 def test_hold_window_closing_without_the_retry_is_avoided(ctx, monkeypatch) -> None:
     monkeypatch.setitem(ctx.config["judge"], "window", 2)
     exp = force_push_lesson(ctx)

@@ -197,6 +197,41 @@ def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dic
     return items
 
 
+def close_holds(event: CoreEvent, session: SessionState) -> list[dict[str, Any]]:
+    """At the real end of a session, one final item per hold whose window is still
+    open: the held call was not sent again, so the mistake was avoided (an empty
+    action decides nothing by itself; ``delivery_adjusted`` makes the final
+    UNCLEAR of a hold FOLLOWED). A hold already judged is skipped when applied."""
+    items = []
+    for shown in session.get("shown_log") or []:
+        if shown.get("closed") or shown.get("kind") != "hold":
+            continue
+        shown["closed"] = True
+        items.append(
+            {
+                "key": item_key(event.session_id, shown["exp_id"], "session-end"),
+                "warning": warning_id(event.session_id, shown["exp_id"]),
+                "session_id": event.session_id,
+                "agent": event.agent,
+                "exp_id": shown["exp_id"],
+                "lesson": redact(shown.get("text", "")),
+                "trigger": redact(shown.get("trigger", "")),
+                "kind": "hold",
+                "shown_action": redact(shown.get("action", "")),
+                "fix": redact(shown.get("fix", "")),
+                "shown_tool": shown.get("tool_name", ""),
+                "tool_name": "",
+                "action": "",
+                "success": None,
+                "output_tail": "",
+                "same_call": False,
+                "final": True,
+                "ts": time.time(),
+            }
+        )
+    return items
+
+
 def enqueue(items: list[dict[str, Any]]) -> int:
     """Add items (idempotent by key; keys already applied are skipped). Returns how many were new."""
     if not items:

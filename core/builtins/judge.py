@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
-from twiceshy.base.types import CoreEvent
-from twiceshy.brain.judge import enqueue, make_items, run_worker
+from twiceshy.base.types import CoreEvent, Experience
+from twiceshy.brain.judge import close_holds, enqueue, make_items, run_worker
 from twiceshy.engine.context import EngineContext, Worker
 from twiceshy.plugin.hookspecs import hookimpl
 
@@ -36,4 +36,14 @@ def post_tool(event: CoreEvent, ctx: EngineContext) -> None:
         return None
     items = make_items(event, session, window=max(1, int(ctx.config.get("judge", "window"))))
     enqueue(items)
+    return None
+
+
+@hookimpl
+def session_learned(lessons: list[Experience], event: CoreEvent, ctx: EngineContext) -> None:
+    """At the real end of a session (not a turn's Stop: the user may still say "run it
+    anyway"), a hold whose call was never sent again counts as a mistake avoided."""
+    if event.kind != "session_end" or not ctx.config.get("judge", "enabled"):
+        return None
+    enqueue(close_holds(event, ctx.session(event.session_id)))
     return None
