@@ -471,6 +471,9 @@ def check_queues(state: _State) -> list[Check]:
     return [Check("queues", "ok", detail, data=data)]
 
 
+MODEL_CHECK_BOUND_S = 3.0  # doctor's model check: answered, or not, within 3 s (litellm's import not counted)
+
+
 def check_model(state: _State) -> list[Check]:
     from twiceshy.brain import llm
     from twiceshy.engine.context import EngineContext
@@ -492,7 +495,18 @@ def check_model(state: _State) -> list[Check]:
     if not state.check_model:
         return [Check("model", "info", f"{cfg['model']} configured; not contacted (--no-model)")]
     ctx = EngineContext(config=state.config, pm=state.pm)
-    timeout = max(float(cfg.get("timeout_s") or 1.5), 10.0)
+    try:  # litellm's import takes seconds: paid (and failed) before the model's clock starts
+        llm.litellm_module()
+    except Exception as exc:
+        return [
+            Check(
+                "model",
+                "fail",
+                f"{cfg['model']} configured but litellm cannot be imported ({type(exc).__name__}: {exc})",
+                "pip install 'twiceshy[llm]'  (or: pipx inject twiceshy litellm / uv tool install 'twiceshy[llm]')",
+            )
+        ]
+    timeout = MODEL_CHECK_BOUND_S  # doctor says within this bound whether the model answers
     started = time.perf_counter()
     answer = llm.complete(ctx, "Reply with the single word OK.", max_tokens=3, timeout=timeout, where="doctor")
     ms = (time.perf_counter() - started) * 1000
@@ -502,7 +516,7 @@ def check_model(state: _State) -> list[Check]:
             Check(
                 "model",
                 "fail",
-                f"{where} did not answer: {llm.STATS.last_error or 'no reply'}",
+                f"{where} did not answer within {timeout:.0f} s: {llm.STATS.last_error or 'no reply'}",
                 "check llm.model, llm.api_base and the API key; or unset llm.model to run on heuristics",
                 {"model": cfg["model"]},
             )

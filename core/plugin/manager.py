@@ -65,6 +65,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "review": "twiceshy.builtins.review",  # review: held (possibly poisoned) lessons
     "trust": "twiceshy.builtins.trust",  # trust: let a project's .twiceshy.yaml set every key
     "plugins": "twiceshy.builtins.plugins_cmd",  # twiceshy plugins: what is loaded, from where
+    "config": "twiceshy.builtins.config_cmd",  # twiceshy config: show (with sources), set, edit, path
 }
 
 # Hooks whose implementations are not guarded (see the module docstring).
