@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from twiceshy.base.types import CoreEvent, Experience
+from twiceshy.base.types import CoreEvent, TranscriptEntry
 from twiceshy.brain.judge import close_holds, enqueue, make_items, run_worker
 from twiceshy.engine.context import EngineContext, Worker
 from twiceshy.plugin.hookspecs import hookimpl
@@ -40,9 +40,10 @@ def post_tool(event: CoreEvent, ctx: EngineContext) -> None:
 
 
 @hookimpl
-def session_learned(lessons: list[Experience], event: CoreEvent, ctx: EngineContext) -> None:
+def session_end(event: CoreEvent, ctx: EngineContext, transcript: list[TranscriptEntry]) -> None:
     """At the real end of a session (not a turn's Stop: the user may still say "run it
-    anyway"), a hold whose call was never sent again counts as a mistake avoided."""
+    anyway"), a hold whose call was never sent again counts as a mistake avoided.
+    Extracts nothing (returns ``None``)."""
     if event.kind != "session_end" or not ctx.config.get("judge", "enabled"):
         return None
     enqueue(close_holds(event, ctx.session(event.session_id)))
