@@ -197,7 +197,7 @@ def _operands(call: Call, program: str) -> list[str]:
 
 
 def derive_command(
-    mistake: str, fix: str | None = None, why: str = "", named_drops_only: bool = False
+    mistake: str, fix: str | None = None, why: str = "", named_drops_only: bool = False, named_parts: bool = True
 ) -> dict[str, Any] | None:
     """The signature of a shell mistake, contrasted with its fix when known.
 
@@ -220,7 +220,7 @@ def derive_command(
         f = None
     sig: dict[str, Any] | None
     if f is None:
-        sig = _alone(m, why)
+        sig = _alone(m, why, named_parts)
     else:
         common = _common_program(m, f)
         sig = _delta(m, f, common, why if named_drops_only else None) if common else _cross(m, f, why)
@@ -239,7 +239,7 @@ def derive_command(
     return sig
 
 
-def _alone(m: Call, why: str = "") -> dict[str, Any]:
+def _alone(m: Call, why: str = "", named_parts: bool = True) -> dict[str, Any]:
     """No usable fix: program + subcommand + what the reason names (flags,
     operands); if it names nothing, the mistake's flags, and its operands
     when the program has no subcommand."""
@@ -255,7 +255,7 @@ def _alone(m: Call, why: str = "") -> dict[str, Any]:
     ops = [o for o in _operands(m, prog) if len(o) >= 2]
     named_ops = [o for o in ops if named(o) or named(o.rstrip("/"))]
     present = [flag_item(t, prog) for t in named_flags] + named_ops[:2]
-    if not present and low:
+    if not present and low and named_parts:
         # A word the reason names inside a value ("prod" in -var-file=envs/prod.tfvars).
         parts = []
         for values in m.values.values():
@@ -417,7 +417,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         return None
     out: dict[str, Any] = {"program": prog}
     strong = any(
-        _is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*")) or "=" in p and p.startswith("-")
+        _is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*"))
         for p in present
     )
     sub = _sub_words(m, prog)
@@ -921,14 +921,16 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         sig = derive_command(trigger, fix, why=text, named_drops_only=True)
         if sig:
             return sig
-    sig = derive_command(trigger, None, why=text)
+    # Advice text names the project and its files freely: only flags and whole
+    # operands it names count (a user's correction may name a value's part).
+    sig = derive_command(trigger, None, why=text, named_parts=False)
     if sig is None:
         return None
     # Flags the advice names that the trigger lacks: the fix adds them.
     have = {t.split("=", 1)[0] for t in call.tokens}
     extra = []
     for flag in _FLAG_IN_TEXT_RE.findall(text or ""):
-        if flag not in have and len(flag) > 2 and flag not in extra and not flag.startswith("-" * 3):
+        if flag not in have and len(flag) >= 2 and flag not in extra and not flag.startswith("-" * 3):
             extra.append(flag)
     if extra:
         sig["absent"] = extra[:4]
