@@ -31,6 +31,7 @@ import copy
 import difflib
 import json
 import os
+import re
 import shlex
 import stat
 import sys
@@ -76,8 +77,31 @@ def hook_command(
     """
     python = python or sys.executable
     home = Path(home) if home is not None else data_dir()
+    for path in (python, str(client_path())):
+        refuse_ephemeral(path)
     parts = [python, "-I", "-S", str(client_path()), "--home", str(home), agent, native_event]
     return shlex.join(parts)
+
+
+# Environments a tool runner builds for one run and deletes later: a hook command pointing
+# there breaks the agent's hooks once the cache is pruned (`uv cache clean`, `pipx run` expiry).
+_EPHEMERAL = (
+    (re.compile(r"/uv/(?:cache/)?(?:archive|builds|environments)-v\d+/", re.IGNORECASE), "uvx"),
+    (re.compile(r"/pipx/\.cache/", re.IGNORECASE), "pipx run"),
+)
+
+
+def refuse_ephemeral(path: str) -> None:
+    """Raise :class:`InstallError` when ``path`` lies in a tool runner's throw-away cache."""
+    norm = str(path).replace("\\", "/")
+    cache = os.environ.get("UV_CACHE_DIR")
+    for marker, runner in _EPHEMERAL:
+        if marker.search(norm) or (cache and runner == "uvx" and norm.startswith(cache.rstrip("/") + "/")):
+            raise InstallError(
+                f"twiceshy is running from {runner}'s temporary cache ({path}); hooks pointing there break when "
+                "the cache is cleaned. Install it for good, then run install again: "
+                "`uv tool install twiceshy` or `pipx install twiceshy`, then `twiceshy install --agent ...`"
+            )
 
 
 # --------------------------------------------------------------------------
