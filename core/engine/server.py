@@ -399,6 +399,8 @@ class Engine:
                 self.ctx.embedder = holder["embedder"]
             mark("embedder (parallel)")
         store = self._open_store_fast()
+        if self._warm_store is None and hasattr(store, "enable_index"):
+            store.enable_index(background=True)  # in-memory index (twiceshy.memory.index); Chroma answers meanwhile
         mark("store" + (" (warm cache)" if self._warm_store is not None else " (chroma)"))
         store.embedder.embed(["git push --force origin main"])
         if store.count():
@@ -447,6 +449,8 @@ class Engine:
         except BaseException as exc:
             record_error("engine.store", exc)
             return
+        if hasattr(real, "enable_index"):
+            real.enable_index(background=True)  # in-memory index (twiceshy.memory.index)
         if self.ctx is not None and self.ctx._store is warm:
             self.ctx._store = real
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
