@@ -315,3 +315,18 @@ def test_pending_hits_are_written_by_a_timer_when_no_more_warnings_come(
     while reader.get(exp.id).hits != 1:
         assert time.monotonic() < deadline, "the pending hit was never written"
         time.sleep(0.05)
+
+
+def test_index_loaded_in_the_background_includes_writes_made_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    store = make_store(path, indexed=False)
+    store.add_many([Experience(text=f"l{i}", trigger=f"tool{i} --n={i}") for i in range(200)])
+    store.enable_index(background=True)
+    late = Experience(text="written while loading", trigger="helm uninstall web --namespace prod")
+    store.add(late)  # Chroma answers until the index is ready; this write must reach the index either way
+    deadline = time.monotonic() + 120
+    while store.index is None or store._index_loading:
+        assert time.monotonic() < deadline, "the index never finished loading"
+        time.sleep(0.05)
+    assert len(store.index) == 201
+    assert store.search("helm uninstall web --namespace prod", k=1)[0][0].id == late.id

@@ -98,6 +98,7 @@ class ExperienceStore:
     _pending_since = 0.0
     _batch_hits = False
     _flush_timer: threading.Timer | None = None
+    _index_loading = False
 
     def __init__(
         self,
@@ -201,20 +202,41 @@ class ExperienceStore:
 
     # -- the in-memory index (engine) -----------------------------------------
 
-    def enable_index(self) -> None:
+    def enable_index(self, background: bool = False) -> None:
         """Answer searches from an in-memory mirror of the vectors and batch hit
-        counts (the resident engine calls this once). Embedded mode only."""
-        if self._index is not None or self._journal is None:
+        counts (the resident engine calls this once). Embedded mode only.
+        ``background``: load in a thread; Chroma answers until it is ready."""
+        if self._index is not None or self._journal is None or self._index_loading:
             return
+        self._batch_hits = True
+        atexit.register(self.flush_hits)
+        if not background:
+            self._load_index()
+            return
+        self._index_loading = True
+        threading.Thread(target=self._load_index, name="twiceshy-index", daemon=True).start()
+
+    def _load_index(self) -> None:
         from twiceshy.memory.index import VectorIndex
 
-        with self._lock:
+        try:
             index = VectorIndex()
-            self._journal_pos = self._journal.position()  # first: writes during the load are replayed
+            position = self._journal.position()  # first: writes during the load are replayed
             index.load(self._col, sqlite_file=self._sqlite_file())
-            self._index = index
-            self._batch_hits = True
-            atexit.register(self.flush_hits)
+            with self._lock:
+                self._journal_pos = position
+                self._index = index
+                # Our own writes during the load too: the load may have read past them.
+                self._sync_index(include_own=True)
+        except Exception as exc:  # searches stay on Chroma
+            from twiceshy.base.errorlog import record_error
+
+            self._index = None
+            record_error("store.index", exc)
+            if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1" and not self._index_loading:
+                raise
+        finally:
+            self._index_loading = False
 
     def _skip_own_lines(self, wrote: tuple[str, int, int, int] | None) -> None:
         """After our own append: if we had read everything before it, our reading
@@ -232,7 +254,7 @@ class ExperienceStore:
         path = self.path / "chroma.sqlite3" if self.path is not None else None
         return path if path is not None and path.exists() else None
 
-    def _sync_index(self) -> None:
+    def _sync_index(self, include_own: bool = False) -> None:
         """Apply other processes' writes named in the journal since we last read it."""
         from twiceshy.memory.index import INCREMENTAL_MAX
 
@@ -242,7 +264,7 @@ class ExperienceStore:
             self._index.load(self._col, sqlite_file=self._sqlite_file())
             return
         epoch, offset, lines = got
-        changed = list(dict.fromkeys(i for writer, _op, i in lines if writer != self._writer))
+        changed = list(dict.fromkeys(i for writer, _op, i in lines if include_own or writer != self._writer))
         if len(changed) > INCREMENTAL_MAX:
             self._journal_pos = self._journal.position()
             self._index.load(self._col, sqlite_file=self._sqlite_file())
