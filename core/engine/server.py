@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.locking import fcntl
@@ -265,7 +265,7 @@ class _DropReader:
             st = os.stat(self.path)
             self._ino, self._pos = st.st_ino, st.st_size  # history before this engine is not ours
         except OSError:
-            self._ino, self._pos = None, 0
+            self._ino, self._pos = -1, 0  # no file yet: any inode is new
 
     def new_ids(self) -> list[str]:
         try:
@@ -484,7 +484,7 @@ class Engine:
         rebuilt = False
         while not self.stopping.is_set():
             try:
-                store = self.ctx.store if self.ctx is not None else None  # type: ignore[union-attr]
+                store: Any = self.ctx.store if self.ctx is not None else None
                 if self._warm_store is not None and store is self._warm_store:
                     store = self._warm_store.real()
                 if store is not None and not rebuilt:
@@ -552,7 +552,7 @@ class Engine:
 
     def _run_worker(self, worker: Worker) -> None:
         try:
-            worker(self.ctx, self.stopping)  # type: ignore[arg-type]
+            worker(self.ctx, self.stopping)
         except Exception as exc:
             record_error(f"engine.worker {getattr(worker, '__name__', worker)}", exc)
 
@@ -816,7 +816,7 @@ class Engine:
         info: dict[str, Any] = {}
         self._apply_drops()  # a warning the client never received is not judged
         self._refresh_store()
-        handle_hook(self.ctx, str(record.get("agent")), str(record.get("event")), record_payload(record), info)  # type: ignore[arg-type]
+        handle_hook(self.ctx, str(record.get("agent")), str(record.get("event")), record_payload(record), info)
         self.events.add(
             ts=time.time(),
             agent=record.get("agent"),
@@ -889,7 +889,7 @@ class Engine:
                 entry["ms"] = round((time.perf_counter() - started) * 1000, 2)
                 self.events.add(ts=time.time(), **entry)
 
-    def _parse_request(self, data: bytearray) -> tuple[str, str, str, bytes] | None | bool:
+    def _parse_request(self, data: bytearray) -> tuple[str, str, str, bytes] | Literal[False] | None:
         """The request in ``data``; None while incomplete; False when malformed."""
         nl = data.find(b"\n", 0, HEADER_LIMIT + 1)
         if nl < 0:
@@ -985,7 +985,7 @@ class Engine:
         self._refresh_store()
         ctx = self.ctx
         try:
-            event = parse_event(ctx, agent, native_event, payload)  # type: ignore[arg-type]
+            event = parse_event(ctx, agent, native_event, payload)
         except Exception:
             event = None  # handle_hook below logs it
         if event is not None and event.kind in ASYNC_KINDS:
@@ -1014,7 +1014,7 @@ class Engine:
         out = handle_hook(ctx, agent, native_event, payload, info, event=event)  # parsed once
         entry.update(kind=info.get("kind"), action=info.get("action", "error"), path="live")
         if session is not None and log_before is not None:
-            self._note_delivery(event_id, event.session_id, session.get("shown_log") or [], log_before)  # type: ignore[union-attr]
+            self._note_delivery(event_id, event.session_id, session.get("shown_log") or [], log_before)
         return out
 
     def _control(self, command: str) -> NativeOutput:

@@ -530,7 +530,7 @@ def _commands(value: Any) -> list[str]:
     out: list[str] = []
     if isinstance(value, dict):
         command = value.get("command")
-        if is_our_command(command):
+        if isinstance(command, str) and is_our_command(command):
             out.append(command)
         for v in value.values():
             if isinstance(v, (dict, list)):
