@@ -416,10 +416,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if not present and not absent:
         return None
     out: dict[str, Any] = {"program": prog}
-    strong = any(
-        _is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*"))
-        for p in present
-    )
+    strong = any(_is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*")) for p in present)
     sub = _sub_words(m, prog)
     toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call
     # A missing global option (--profile, --context, -c config) is missing from every subcommand.
