@@ -328,7 +328,8 @@ JUDGE_SYSTEM = (
 
 
 def judge_prompt(item: dict[str, Any]) -> str:
-    result = {True: "succeeded", False: "failed"}.get(item.get("success"), "result unknown")
+    success = item.get("success")
+    result = "succeeded" if success is True else "failed" if success is False else "result unknown"
     lines = [
         "Before a tool call the agent was shown this lesson from earlier sessions:",
         f"<lesson>{item.get('lesson', '')}</lesson>",

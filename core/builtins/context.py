@@ -204,8 +204,7 @@ def render_context(ctx: EngineContext, agent: str, project: str | None, budget_t
         if not items:
             continue
         items.sort(key=lambda item: -item[0])
-        seen: set[str] = set()
-        lines = [line for _, line in items if not (line in seen or seen.add(line))][:per_group]
+        lines = list(dict.fromkeys(line for _, line in items))[:per_group]  # unique, in rank order
         title, priority = titles[name]
         sections.append(ContextSection(title, lines, priority=priority))
     return sections
