@@ -98,9 +98,13 @@ def register_commands(cli: click.Group) -> None:
 
         Exits 1 when a check fails (with --strict: also on a warning); every
         failing check says how to fix it."""
+        from rich.console import Console
         from twiceshy.ops.doctor import run_checks
 
-        report = run_checks(Path.cwd(), check_model=not no_model)
+        # A spinner on a terminal (rich prints nothing when stderr is not one): the model check
+        # can take its whole 3 s bound, plus litellm's import the first time.
+        with Console(stderr=True).status("twiceshy doctor: checking (a configured model gets up to 3 s)…"):
+            report = run_checks(Path.cwd(), check_model=not no_model)
         if as_json:
             click.echo(json.dumps(report.to_dict(), indent=2, default=str))
         else:
