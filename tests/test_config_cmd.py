@@ -214,3 +214,33 @@ def test_doctor_bounds_the_model_check_to_3_s(provider: Any, tmp_path: Path, mon
     assert MODEL_CHECK_BOUND_S == 3.0
     assert model.level == "fail" and "within 3 s" in model.detail
     assert took < 8.0  # did not wait for the slow provider
+
+
+def test_doctor_says_how_to_install_litellm_when_it_is_missing(tmp_path: Path) -> None:
+    import subprocess
+
+    # litellm is the optional [llm] extra: hide it (as an install without the extra) in a subprocess.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'litellm' or name.startswith('litellm.'):\n"
+        "            raise ImportError('No module named litellm (hidden by the test)')\n"
+        "sys.meta_path.insert(0, _Hide())\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(site), "TWICESHY_LLM__MODEL": "ollama/llama3.2"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "doctor", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["model"]["level"] == "fail"
+    assert "litellm cannot be imported" in checks["model"]["detail"]
+    assert "twiceshy[llm]" in checks["model"]["fix"]
