@@ -115,3 +115,17 @@ def test_uninstall_removes_blocks_created_files_and_empty_settings(project: Path
     assert (project / "AGENTS.md").read_text(encoding="utf-8") == USER_TEXT  # theirs, block gone
     assert not settings.exists()  # created by install, empty after uninstall
     assert [r["path"] for r in created_files()] == []  # nothing recorded is left behind
+
+
+def test_uninstall_keeps_data_unless_asked_and_never_while_an_agent_uses_it(project: Path, twiceshy_home: Path) -> None:
+    assert cli(["learn", LESSON], project).returncode == 0
+    for agent in ("claude-code", "codex"):
+        assert cli(["install", "--agent", agent, "--scope", "project"], project).returncode == 0
+    kept = cli(["uninstall", "--agent", "claude-code", "--scope", "project", "--keep-data"], project)
+    assert kept.returncode == 0 and (twiceshy_home / "store").is_dir()
+    refused = cli(["uninstall", "--agent", "claude-code", "--scope", "project", "--remove-data"], project)
+    assert refused.returncode == 1 and "codex still use" in refused.stderr  # codex is still wired
+    assert (twiceshy_home / "store").is_dir()
+    removed = cli(["uninstall", "--agent", "codex", "--scope", "project", "--remove-data"], project)
+    assert removed.returncode == 0, removed.stderr
+    assert not twiceshy_home.exists()

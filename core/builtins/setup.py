@@ -98,6 +98,27 @@ def _stop_engine_if_unused(pm, project_dir: Path) -> None:
         click.echo("engine: stopped (no agent uses twiceshy any more)" if stopped else "engine: could not be stopped")
 
 
+def _remove_data(project_dir: Path) -> None:
+    """``uninstall --remove-data``: delete the data dir, only when no agent still uses it
+    and it looks like ours (a mistyped TWICESHY_HOME is never wiped)."""
+    import shutil
+
+    from twiceshy.base.paths import data_dir
+    from twiceshy.guidance.context_file import installed_agents
+    from twiceshy.plugin.manager import make_manager
+
+    home = data_dir()
+    left = installed_agents(make_manager(), project_dir)
+    if left:
+        raise click.ClickException(f"data kept: {', '.join(left)} still use twiceshy (uninstall them first)")
+    if not home.exists():
+        return
+    if not any((home / name).exists() for name in ("store", "run", "created-files.json", "errors.jsonl")):
+        raise click.ClickException(f"data kept: {home} does not look like a twiceshy data dir")
+    shutil.rmtree(home)
+    click.echo(f"removed the data dir {home}")
+
+
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     names = _agent_choices()
@@ -140,6 +161,15 @@ def register_commands(cli: click.Group) -> None:
     @scope_option
     @project_option
     @dry_option
-    def uninstall(agent: str, scope: str, project_dir: Path | None, dry_run: bool) -> None:
+    @click.option(
+        "--keep-data/--remove-data",
+        default=True,
+        show_default=True,
+        help="Keep the store and data dir (default), or delete them once no agent uses twiceshy.",
+    )
+    def uninstall(agent: str, scope: str, project_dir: Path | None, dry_run: bool, keep_data: bool) -> None:
         """Remove twiceshy's hooks (only ours) from an agent's settings."""
-        _run("uninstall", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run)
+        root = (project_dir or Path.cwd()).resolve()
+        _run("uninstall", expand(agent), scope, root, dry_run)
+        if not keep_data and not dry_run:
+            _remove_data(root)
