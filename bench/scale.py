@@ -231,7 +231,9 @@ def main() -> int:
             fresh.mkdir()
             row = timed_import(fresh, plain)
             results["import_embed"] = row
-            print(f"import {n:,} (every trigger embedded) into an empty store: {row['s']} s rc={row['rc']} {row['summary']}")
+            print(
+                f"import {n:,} (every trigger embedded) into an empty store: {row['s']} s rc={row['rc']} {row['summary']}"
+            )
             carried = root / "import-vectors.json"
             exp = run_cli(fresh, ["export", "--all", "-o", str(carried)])
             assert exp["rc"] == 0, exp
@@ -242,7 +244,9 @@ def main() -> int:
             print(f"import {n:,} (vectors carried) into an empty store: {row['s']} s rc={row['rc']} {row['summary']}")
             row = timed_import(home, carried)
             results["import_into_big"] = row
-            print(f"import {n:,} (vectors carried) into the {args.size:,} store: {row['s']} s rc={row['rc']} {row['summary']}")
+            print(
+                f"import {n:,} (vectors carried) into the {args.size:,} store: {row['s']} s rc={row['rc']} {row['summary']}"
+            )
     finally:
         if not args.keep:
             import shutil
