@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from llm_server import FakeLLMServer, llm_env
 from twiceshy.base.types import CoreEvent, Experience, Tier
-from twiceshy.brain import judge, llm
+from twiceshy.brain import llm
+from twiceshy.recall import judge
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_event
 from twiceshy.recall import ranking
@@ -335,7 +336,7 @@ def test_queue_survives_a_restart(tmp_path: Path, twiceshy_home: Path) -> None:
     # Another process enqueues and exits without judging (an engine that stopped).
     code = textwrap.dedent(
         f"""
-        from twiceshy.brain import judge
+        from twiceshy.recall import judge
         judge.enqueue([{sample_item(exp_id="e1")!r}, {sample_item(key="k2", exp_id="e2")!r}])
         """
     )

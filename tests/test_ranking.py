@@ -265,7 +265,7 @@ def test_no_prompt_contains_a_planted_secret(monkeypatch, tmp_path, server) -> N
 
 def learned(ctx, mistake: str, fix: str, text: str, tier: Tier = Tier.RULE) -> Experience:
     from twiceshy.learning.ingest import store_lesson
-    from twiceshy.recall import signature as sg
+    from twiceshy.lesson import signature as sg
 
     sig = sg.derive_command(mistake, fix)
     structured = sg.structured(sg.describe_call(mistake), sg.describe_call(fix), "error", sig, "error_fix", "Bash")

@@ -1,4 +1,4 @@
-"""core/recall/signature.py: deriving contrastive signatures from a mistake and its fix.
+"""core/lesson/signature.py: deriving contrastive signatures from a mistake and its fix.
 
 Each case checks the property that matters: the signature catches the mistake
 and a reworded repeat, and never the fix, ``--help`` or the same program with
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from twiceshy.hooks.match import matches
-from twiceshy.recall import signature as sg
+from twiceshy.lesson import signature as sg
 
 
 def hit(sig: dict | None, command: str) -> bool:

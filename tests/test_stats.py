@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from twiceshy.brain import judge
+from twiceshy.recall import judge
 from twiceshy.engine.context import make_context
 from twiceshy.ops.install import client_path
 from twiceshy.ops.stats import compute_stats, parse_since, percentile

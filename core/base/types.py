@@ -218,7 +218,7 @@ class Experience:
     topic: str = ""
     streak: int = 0  # consecutive verdicts: >0 FOLLOWED, <0 IGNORED/IRRELEVANT (twiceshy.learning.evolve)
     source: str = ""
-    # The structured lesson (twiceshy.recall.signature): mistake, fix, why,
+    # The structured lesson (twiceshy.lesson.signature): mistake, fix, why,
     # scope, evidence and the contrastive "signature" that decides a match.
     # Empty for lessons stored before it existed (a signature is then derived
     # from the trigger at recall time). Stored as JSON in Chroma metadata.

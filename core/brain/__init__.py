@@ -1,5 +1,6 @@
-"""The optional language model, always fail-open (``llm``), and the judge that decides whether a
-warning was FOLLOWED, IGNORED or IRRELEVANT (``judge``).
+"""The optional language model (``llm``): litellm configured in YAML, hard timeouts, always fail-open.
+Recall uses it to filter, the judge to decide, learning to draft principles; with no model configured
+nothing here touches the network.
 
-May import: ``twiceshy.base``, ``twiceshy.memory``, ``twiceshy.learning``. litellm is imported lazily.
+May import: ``twiceshy.base``. litellm is imported lazily, never on the hook path.
 """

@@ -4,7 +4,7 @@ Cheap on the hook path: it reads the session's ``shown_log`` (written by the
 recall plugin) and inserts rows into the judge queue; the verdicts are
 decided later by the engine's worker, which this plugin hands the engine
 through the ``register_workers`` hook (outside an engine,
-``twiceshy.brain.judge.process_pending`` drains the queue synchronously).
+``twiceshy.recall.judge.process_pending`` drains the queue synchronously).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 
 from twiceshy.base.types import CoreEvent, TranscriptEntry
-from twiceshy.brain.judge import close_holds, enqueue, make_items, run_worker
+from twiceshy.recall.judge import close_holds, enqueue, make_items, run_worker
 from twiceshy.engine.context import EngineContext, Worker
 from twiceshy.plugin.hookspecs import hookimpl
 

@@ -146,7 +146,7 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
 
 def _remember(session: SessionState, event: CoreEvent, shown: list[Candidate], kind: str) -> None:
     """Mark as shown (dedup) and log what each was shown for (the judge reads this)."""
-    from twiceshy.brain.judge import call_key
+    from twiceshy.recall.judge import call_key
 
     log = session.shown_log
     key = call_key(event)

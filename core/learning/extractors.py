@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
-from twiceshy.recall import signature as sg
+from twiceshy.lesson import signature as sg
 
 MAX_ACTION = 200  # characters of a command quoted in a lesson
 MAX_EXCERPT = 160  # characters of an error line quoted as evidence

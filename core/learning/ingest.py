@@ -207,7 +207,7 @@ def _from_trigger(trigger: str, text: str) -> dict[str, Any]:
     the trigger is the mistake; its signature comes from the trigger and the
     advice (flags the advice names that the trigger lacks are the fix)."""
     try:
-        from twiceshy.recall.signature import derive_from_trigger, describe_call, is_command_like
+        from twiceshy.lesson.signature import derive_from_trigger, describe_call, is_command_like
 
         sig = derive_from_trigger(trigger, text)
     except Exception:  # an unreadable trigger: no signature, recall stays conservative

@@ -59,7 +59,7 @@ def rule_reason(exp: Experience, signature: dict[str, Any] | None) -> str:
 
 def _signature(exp: Experience) -> dict[str, Any] | None:
     try:
-        from twiceshy.recall.signature import signature_of
+        from twiceshy.lesson.signature import signature_of
     except ImportError:  # an install without the structured matcher: the stored signature only
         sig = (getattr(exp, "structured", None) or {}).get("signature")
         return sig if isinstance(sig, dict) and sig else None

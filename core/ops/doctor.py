@@ -421,7 +421,7 @@ def _crash_in_log(log: Path, tail_bytes: int = 8192) -> str:
 
 def check_queues(state: _State) -> list[Check]:
     from twiceshy.base.paths import data_dir
-    from twiceshy.brain import judge
+    from twiceshy.recall import judge
     from twiceshy.engine.spool import Spool
 
     spool_pending = Spool(data_dir()).pending_count()

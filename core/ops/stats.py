@@ -158,7 +158,7 @@ def _latency(values: list[float]) -> dict[str, Any]:
 def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
     """Every figure ``twiceshy stats`` shows, as a JSON-ready dict."""
     from twiceshy.base.types import Tier
-    from twiceshy.brain import judge
+    from twiceshy.recall import judge
 
     now = time.time() if now is None else now
     cutoff = None if since_s is None else now - since_s

@@ -101,7 +101,7 @@ def call_fingerprint(event: CoreEvent) -> str:
 # a call that ran *before* a warning can be applied after it. The judge must not
 # take such a call for the agent's reaction: every pre-tool call gets a sequence
 # number here, each shown_log entry the number of its call, and the judge
-# compares the two (``twiceshy.brain.judge.make_items``).
+# compares the two (``twiceshy.recall.judge.make_items``).
 
 
 def _order(session: Any) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def _order(session: Any) -> dict[str, Any]:
 
 def note_call(ctx: EngineContext, event: CoreEvent) -> int:
     """Number this pre-tool call in its session (the latest number wins for a repeated call key)."""
-    from twiceshy.brain.judge import call_key
+    from twiceshy.recall.judge import call_key
 
     order = _order(ctx.session(event.session_id))
     key = call_key(event)
@@ -250,7 +250,7 @@ def _mark(
 ) -> None:
     """Record how this call's warnings were delivered on the recall plugin's
     ``shown_log`` entries (the judge reads ``kind``)."""
-    from twiceshy.brain.judge import call_key
+    from twiceshy.recall.judge import call_key
 
     key = call_key(event)
     fingerprint = call_fingerprint(event)

@@ -32,21 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.types import CoreEvent, Experience, LessonMatch
 from twiceshy.learning.review import HOLD_TAG as REVIEW_HOLD
+from twiceshy.lesson.signature import EXTENSION_LANGUAGE
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
 
 # -- text helpers (shared with the judge) -----------------------------------
 
-_EXT_LANG = {
-    "py": "python", "pyi": "python", "ipynb": "python",
-    "js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascript",
-    "ts": "javascript", "tsx": "javascript",  # one family: the same tooling mistakes
-    "rs": "rust", "go": "go", "java": "java", "kt": "kotlin", "rb": "ruby", "php": "php",
-    "c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "cs": "csharp", "swift": "swift",
-    "sh": "shell", "bash": "shell", "zsh": "shell", "sql": "sql", "tf": "terraform",
-    "md": "markdown", "yaml": "yaml", "yml": "yaml", "toml": "toml", "json": "json",
-}  # fmt: skip
 _CMD_LANG = {
     **dict.fromkeys(["python", "python3", "pip", "pip3", "pytest", "uv", "poetry", "ruff", "mypy", "tox", "pipx", "django-admin"], "python"),
     **dict.fromkeys(["node", "npm", "npx", "yarn", "pnpm", "bun", "deno", "tsc", "jest", "vitest", "eslint"], "javascript"),
@@ -61,7 +53,7 @@ _CMD_LANG = {
     "git": "git",
     **dict.fromkeys(["gcc", "clang", "make", "cmake"], "c"),
 }  # fmt: skip
-_LANG_NAMES = set(_EXT_LANG.values()) | set(_CMD_LANG.values()) | {"typescript"}
+_LANG_NAMES = set(EXTENSION_LANGUAGE.values()) | set(_CMD_LANG.values()) | {"typescript"}
 _TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _EXT = re.compile(r"\.([A-Za-z0-9]{1,6})\b")
 _SEGMENT = re.compile(r"&&|\|\||[;|\n]")
@@ -116,7 +108,7 @@ def command_words(text: str) -> list[str]:
 def languages(text: str, tags: list[str] | None = None) -> set[str]:
     """Languages/tools an action or trigger is about: file extensions, the
     commands it runs, and (for lessons) tags naming a language."""
-    found = {_EXT_LANG[ext.lower()] for ext in _EXT.findall(text or "") if ext.lower() in _EXT_LANG}
+    found = {EXTENSION_LANGUAGE[ext.lower()] for ext in _EXT.findall(text or "") if ext.lower() in EXTENSION_LANGUAGE}
     found |= {_CMD_LANG[w] for w in command_words(text) if w in _CMD_LANG}
     if (text or "").lstrip().startswith("Dockerfile") or "Dockerfile" in (text or ""):
         found.add("docker")
@@ -249,7 +241,7 @@ def lesson_signature(exp: Experience) -> dict[str, Any] | None:
         if key in _sig_cache:
             _sig_cache.move_to_end(key)
             return _sig_cache[key]
-    from twiceshy.recall.signature import signature_of
+    from twiceshy.lesson.signature import signature_of
 
     sig = signature_of(exp.structured if isinstance(exp.structured, dict) else {}, exp.trigger, exp.text)
     with _cache_lock:
@@ -261,7 +253,7 @@ def lesson_signature(exp: Experience) -> dict[str, Any] | None:
 
 def _distinctive(text: str) -> set[str]:
     """Tokens of a call that say more than its program: flags, values, paths."""
-    from twiceshy.recall.signature import pick_call
+    from twiceshy.lesson.signature import pick_call
 
     call = pick_call(text) if text and "\n" not in text.strip() else None
     if call is None or not call.levels:

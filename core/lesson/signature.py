@@ -958,11 +958,21 @@ def describe_call(command: str) -> dict[str, Any]:
     }
 
 
-def language_of(path: str) -> str:
-    from twiceshy.recall.ranking import _EXT_LANG
+# File extension -> language family (recall's language filter uses it too).
+EXTENSION_LANGUAGE = {
+    "py": "python", "pyi": "python", "ipynb": "python",
+    "js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascript",
+    "ts": "javascript", "tsx": "javascript",  # one family: the same tooling mistakes
+    "rs": "rust", "go": "go", "java": "java", "kt": "kotlin", "rb": "ruby", "php": "php",
+    "c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "cs": "csharp", "swift": "swift",
+    "sh": "shell", "bash": "shell", "zsh": "shell", "sql": "sql", "tf": "terraform",
+    "md": "markdown", "yaml": "yaml", "yml": "yaml", "toml": "toml", "json": "json",
+}  # fmt: skip
 
+
+def language_of(path: str) -> str:
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    return _EXT_LANG.get(ext, "")
+    return EXTENSION_LANGUAGE.get(ext, "")
 
 
 def structured(
