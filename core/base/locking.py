@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
+_fcntl: ModuleType | None
 try:
     import fcntl as _fcntl
 except ImportError:  # Windows: no POSIX advisory locks
