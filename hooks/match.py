@@ -785,7 +785,9 @@ def edit_parts(tool_name: str, tool_input: dict) -> list[tuple[str, str, str]]:
     if isinstance(patch, list):
         patch = "\n".join(str(p) for p in patch)
     if not out and isinstance(patch, str) and "*** " in patch:
-        current, old_lines, new_lines = "", [], []
+        current = ""
+        old_lines: list[str] = []
+        new_lines: list[str] = []
         for line in patch.splitlines():
             for head in ("*** Update File: ", "*** Add File: "):
                 if line.startswith(head):

@@ -14,10 +14,9 @@ import pytest
 from llm_server import FakeLLMServer, llm_env
 from twiceshy.base.types import CoreEvent, Experience, Tier
 from twiceshy.brain import llm
-from twiceshy.recall import judge
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_event
-from twiceshy.recall import ranking
+from twiceshy.recall import judge, ranking
 
 
 def event(kind: str, command: str, session: str = "s1", call: str | None = None, **kw) -> CoreEvent:

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from twiceshy.recall import judge
 from twiceshy.engine.context import make_context
 from twiceshy.ops.install import client_path
 from twiceshy.ops.stats import compute_stats, parse_since, percentile
+from twiceshy.recall import judge
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import threading
 
 from twiceshy.base.types import CoreEvent, TranscriptEntry
-from twiceshy.recall.judge import close_holds, enqueue, make_items, run_worker
 from twiceshy.engine.context import EngineContext, Worker
 from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.recall.judge import close_holds, enqueue, make_items, run_worker
 
 
 def judge_worker(ctx: EngineContext, stop: threading.Event) -> None:

@@ -15,6 +15,7 @@ action it was shown for; the judge plugin reads that after each tool call.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 from twiceshy.engine.context import EngineContext, SessionState
@@ -93,7 +94,8 @@ def fix_of(cand: Candidate) -> str:
     from twiceshy.recall.ranking import lesson_signature
 
     structured = cand.exp.structured if isinstance(cand.exp.structured, dict) else {}
-    fix = structured.get("fix") if isinstance(structured.get("fix"), dict) else {}
+    raw_fix = structured.get("fix")
+    fix: dict[str, Any] = raw_fix if isinstance(raw_fix, dict) else {}
     text = fix.get("command") or ""
     if not text:
         sig = lesson_signature(cand.exp) or {}

@@ -183,13 +183,13 @@ def pair_steps(entries: list[TranscriptEntry]) -> list[Step]:
                 by_id[entry.tool_use_id] = step
             pending.append(step)
         elif entry.source == "tool_result":
-            step = by_id.get(entry.tool_use_id) if entry.tool_use_id else None
-            if step is None:
-                step = next((s for s in pending if s.result is None), None)
-            if step is not None and step.result is None:
-                step.result = entry
-                if step in pending:
-                    pending.remove(step)
+            found = by_id.get(entry.tool_use_id) if entry.tool_use_id else None
+            if found is None:
+                found = next((s for s in pending if s.result is None), None)
+            if found is not None and found.result is None:
+                found.result = entry
+                if found in pending:
+                    pending.remove(found)
     return steps
 
 

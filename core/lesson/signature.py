@@ -415,7 +415,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
                 present.append(lit[0])
     if not present and not absent:
         return None
-    out: dict[str, Any] = {"program": prog}
+    out = {"program": prog}
     strong = any(_is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*")) for p in present)
     sub = _sub_words(m, prog)
     toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call

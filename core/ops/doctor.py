@@ -421,8 +421,8 @@ def _crash_in_log(log: Path, tail_bytes: int = 8192) -> str:
 
 def check_queues(state: _State) -> list[Check]:
     from twiceshy.base.paths import data_dir
-    from twiceshy.recall import judge
     from twiceshy.engine.spool import Spool
+    from twiceshy.recall import judge
 
     spool_pending = Spool(data_dir()).pending_count()
     judge_pending = len(judge.pending())
