@@ -160,3 +160,12 @@ def test_seed_twice_counts_seen_once_per_run(ctx, tmp_path) -> None:
     second = portable.seed(ctx, md)
     assert second["seen"] == 2 and second["new"] == 0
     assert sorted(e.seen_count for e in ctx.store.all()) == [2, 2]
+
+
+def test_export_of_many_lessons_reads_edges_page_by_page(ctx) -> None:
+    exps = [Experience(text=f"rule {i}", trigger=f"deploy svc{i} --env=prod", tier=1) for i in range(700)]
+    ctx.store.add_many(exps)
+    ctx.store.add_edges([(exps[i].id, exps[i + 1].id, "relates-to", 0.9) for i in range(0, 700, 2)])
+    data = export_data(ctx, vectors=False)
+    assert len(data["lessons"]) == 700 and len(data["edges"]) == 350
+    assert "embedding" not in data["lessons"][0]

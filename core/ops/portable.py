@@ -113,7 +113,6 @@ def export_data(
     trigger's vector (``embedding``: model name and base64 float16), so an
     import with the same model need not embed it again (see :func:`import_data`)."""
     from twiceshy import __version__
-    from twiceshy.learning.ingest import _edges_of
 
     wanted = {int(t) for t in tiers}
     store = ctx.store
@@ -127,7 +126,7 @@ def export_data(
     ids = {e.id for e in exps}
     edges = []
     seen_edges = set()
-    for edge in _edges_of(ctx, sorted(ids)) if ids else []:
+    for edge in _export_edges(ctx, sorted(ids)) if ids else []:
         key = (edge.get("src"), edge.get("type"), edge.get("dst"))
         if edge.get("src") in ids and edge.get("dst") in ids and key not in seen_edges:
             seen_edges.add(key)
@@ -145,6 +144,28 @@ def export_data(
         "lessons": [_with_vector(lesson_record(e), carried.get(e.id), model) for e in exps],
         "edges": edges,
     }
+
+
+def _export_edges(ctx: EngineContext, ids: list[str]) -> list[dict[str, Any]]:
+    """Edges touching ``ids``: for many ids the edge table is read page by page
+    (an ``$in`` of 100k ids exceeds SQLite's variable limit)."""
+    from twiceshy.learning.ingest import _edges_of
+
+    edges_col = getattr(ctx.store, "_edges", None)
+    if edges_col is None or len(ids) <= 500:
+        return _edges_of(ctx, ids)
+    wanted = set(ids)
+    out: list[dict[str, Any]] = []
+    offset = 0
+    while True:
+        got = edges_col.get(include=["metadatas"], limit=2000, offset=offset)
+        if not got["ids"]:
+            break
+        out.extend(dict(m) for m in got["metadatas"] if m and (m.get("src") in wanted or m.get("dst") in wanted))
+        offset += len(got["ids"])
+        if len(got["ids"]) < 2000:
+            break
+    return out
 
 
 def _with_vector(record: dict[str, Any], vector: list[float] | None, model: str) -> dict[str, Any]:
