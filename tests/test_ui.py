@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import select
+import selectors
 import shutil
 import subprocess
 import sys
@@ -16,8 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from twiceshy.base.types import Tier
+from twiceshy.base.types import Experience, Tier
 from twiceshy.engine.context import make_context
+from twiceshy.learning.extractors import topic_of
 from twiceshy.learning.ingest import store_lesson, supersede
 from twiceshy.ops.ui import RemoteBindRefused, is_loopback, make_server
 
@@ -46,9 +47,16 @@ def memory(tmp_path: Path) -> dict[str, str]:
         exp.tier = int(Tier.QA if key == "qa" else Tier.RULE)
         ctx.store.update(exp)
         ids[key] = exp.id
-    principle, _ = store_lesson(ctx, "Install Python packages into an isolated environment", "pip install")
-    principle.tier, principle.kind = int(Tier.PRINCIPLE), "principle"
-    ctx.store.update(principle)
+    # Evolve adds a principle directly (it generalizes its rules, it is not a sighting of one):
+    # through store_lesson, "pip install" would count as another sighting of r1's signature.
+    principle = Experience(
+        text="Install Python packages into an isolated environment",
+        trigger="pip install",
+        tier=int(Tier.PRINCIPLE),
+        kind="principle",
+        topic=topic_of("pip install"),
+    )
+    ctx.store.add(principle)
     ids["p"] = principle.id
     for rule in ("r1", "r2"):
         ctx.store.add_edge(principle.id, ids[rule], "generalizes")
@@ -68,12 +76,14 @@ def ui_url(memory, tmp_path: Path):
         stderr=subprocess.PIPE,
         text=True,
     )
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
     try:
         deadline = time.monotonic() + 120
         line = ""
         while time.monotonic() < deadline and "http://" not in line:
-            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            if ready:
+            # selectors, not select.select: in a long run this process can hold fds past 1024
+            if sel.select(timeout=1.0):
                 line = proc.stdout.readline()
                 if not line and proc.poll() is not None:
                     break
@@ -82,6 +92,7 @@ def ui_url(memory, tmp_path: Path):
         )
         yield line.split()[3]
     finally:
+        sel.close()
         proc.terminate()
         try:
             proc.wait(timeout=10)
