@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from twiceshy.base.types import Experience
@@ -51,7 +51,7 @@ _SHELLS = (
     r"|deno|bun)"
 )
 _FETCH = r"(?:curl|wget|fetch|http|https|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|lwp-download)"
-_NET = r"(?:curl|wget|nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|http|https|openssl\s+s_client)"
+_NET = r"(?:curl|wget|nc|ncat|netcat|socat|telnet|ssh(?!-)|scp|sftp|rsync|ftp|http|https|openssl\s+s_client)"
 # Files and variables that hold credentials.
 _SECRET_PATH = (
     r"(?:\.ssh\b|id_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws\b|\.gnupg\b|\.kube/config|\.docker/config|\.netrc\b"
@@ -130,9 +130,11 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
             r"(?:\b(?:api[ _-]?keys?|tokens?|secrets?|credentials?|passwords?|private[ _-]keys?|ssh[ _-]keys?|"
             r"env(?:ironment)?(?:\s+(?:variables|vars))?|id_rsa|cookies?|session\s+ids?)\b|\.env\b|\.aws\b|\.ssh\b"
             r"|\$?\b[A-Z0-9_]*(?:TOKEN|API_KEY|SECRET|PASSWORD|ACCESS_KEY)\b)"
-            r"[^\n.]{0,80}?\b(?:to|at|into|on|in)\s+(?:(?:the|a|an|this|that|your)\s+)?(?:issue|chat|pr|pull\s+request"
-            r"|comment|ticket|slack|discord|gist|pastebin|paste|forum|log)\b|[^\n.]{0,80}?\b(?:to|at|into|on)\s+(?:https?://|[\w-]+\.[a-z]{2,}\b|the\s+(?:\w+\s+){0,3}(?:endpoint|server"
-            r"|url|webhook|site|host|form|channel|issue|chat)|a\s+(?:\w+\s+){0,3}(?:endpoint|server|url|webhook|site|host))",
+            # One tail or the other, both after the verb and the secret.
+            r"(?:[^\n.]{0,80}?\b(?:to|at|into|on|in)\s+(?:(?:the|a|an|this|that|your)\s+)?(?:issue|chat|pr|pull\s+request"
+            r"|comment|ticket|slack|discord|gist|pastebin|paste|forum|log)\b|[^\n.]{0,80}?\b(?:to|at|into|on)\s+(?:https?://"
+            r"|[\w-]+\.[a-z]{2,}\b|the\s+(?:\w+\s+){0,3}(?:endpoint|server|url|webhook|site|host|form|channel|issue|chat)"
+            r"|a\s+(?:\w+\s+){0,3}(?:endpoint|server|url|webhook|site|host)))",
             re.I,
         ),
     ),
@@ -289,7 +291,8 @@ _NEGATION = (
     r"|\bunsafe\s+to|\bbad\s+idea\s+to|\bnot\s+allowed\s+to)"
 )
 _FILLER = (
-    r"(?:\s*,?\s*(?:ever|again|even|just|once|under\s+any\s+circumstances|at\s+all|blindly|casually|yourself)\s*,?)*"
+    r"(?:\s*,?\s*(?:ever|again|even|just|once|under\s+any\s+circumstances|at\s+all|blindly|casually|yourself"
+    r"|plain|bare|a\s+plain|a\s+bare)\s*,?)*"
 )
 _VERBS = (
     r"(?:\s+(?:run(?:ning)?|use|using|do|doing|execute|executing|call(?:ing)?|try(?:ing)?|type|typing|pipe|piping"
@@ -325,11 +328,51 @@ _PROHIBITED_LATER = re.compile(
     r"\b(?:must|should|may)\s+(?:not|never)\s+be\s+(?:used|run|done|executed|applied|typed)\b", re.I
 )
 
+# The mistake slot of a lesson: the command the user rejected, or the one that
+# failed, is what NOT to do ("The user rejected `X`", "(said after `X`)",
+# "2 variant(s) failed too (`X`, `Y`)"). Only the fix and the advice instruct.
+_MISTAKE_BEFORE = re.compile(
+    r"(?:\b(?:rejected|refused|denied|blocked|interrupted|reverted|undid|vetoed)"
+    r"|\b(?:said|corrected|objected|complained|interrupted|stepped\s+in)\s+(?:right\s+|just\s+)?(?:after|when)"
+    r"|\bfailed(?:\s+too|\s+as\s+well)?\s*\((?:[^()]{0,300},)?)"
+    r"\s*(?:the\s+)?(?:agent'?s\s+|assistant'?s\s+)?(?:call|command|tool\s+call|edit)?\s*:?\s*[`\"'(]?\s*$",
+    re.I,
+)
+# "... (it deletes the volumes)", "..., which wipes X": the mention is the cause of a loss.
+_CONSEQUENCE_AFTER = re.compile(
+    r"^[`\"')]?\s*(?:here\s+|there\s+|on\s+\S+\s+)?(?:\(|,|:|—|–|-{1,2})\s*(?:because\s+|since\s+|as\s+)?"
+    r"(?:it|this|that|which|they)(?:'ll|\s+will|\s+would|\s+can|\s+could|\s+also)?\s*"
+    r"(?:silently\s+|permanently\s+|also\s+)?"
+    r"(?:deletes|destroys|wipes|erases|loses|nukes|clobbers|corrupts|delete|destroy|wipe|erase|lose|nuke|clobber"
+    r"|corrupt)\b"
+    # ... a loss, not a clean-up ("it removes the stale lock" recommends it).
+    r"(?!\s+(?:the\s+|all\s+|any\s+|every\s+)?(?:stale|old|broken|bad|temp|tmp|cache[sd]?|lock(?:s|file)?|build"
+    r"|leftover|corrupt(?:ed)?|unused|dangling|orphan(?:ed|s)?|junk|garbage|duplicates?)\b)",
+    re.I,
+)
+# Only a destructive command can be warned against by naming what it destroys.
+_DESTRUCTIVE = frozenset(
+    {
+        "recursive delete of a root, home, project or system folder",
+        "formats a disk",
+        "overwrites a raw device",
+        "force-push over shared history",
+        "discards work (reset --hard, clean -f, checkout .)",
+        "drops database objects",
+        "destroys infrastructure or volumes",
+        "destroys data",
+    }
+)
+
 _PREFERRED_OVER = re.compile(r"\bprefer\w*\b[^.;\n]{0,80}\b(?:over|than|to)\s*[`\"'(]?\s*$", re.I)
 
 
-def _negated(text: str, start: int, end: int) -> bool:
-    """Is the mention at ``text[start:end]`` a warning against it (same sentence)?"""
+def _negated(text: str, start: int, end: int, destructive: bool = False) -> bool:
+    """Is the mention at ``text[start:end]`` a warning against it (same sentence)?
+
+    ``destructive``: the mention destroys something, so naming the loss right
+    after it ("`X` (it deletes the volumes)") is a warning too.
+    """
     before = text[max(0, start - 80) : start]
     before = re.split(r"[.!?\n;]\s", before)[-1]
     if _PREFERRED_OVER.search(before):
@@ -337,8 +380,10 @@ def _negated(text: str, start: int, end: int) -> bool:
     found = _NEGATED_BEFORE.search(before)
     if found and not _DOUBLE_NEGATION.search(before[: found.start("neg")]):
         return True
+    if _MISTAKE_BEFORE.search(text[max(0, start - 320) : start]):
+        return True
     after = text[end : end + 120]
-    if _NEGATED_AFTER.match(after):
+    if _NEGATED_AFTER.match(after) or (destructive and _CONSEQUENCE_AFTER.match(after)):
         return True
     # "`X` hides errors and must not be used": a prohibition later in the same clause.
     clause = re.split(r"[.!?\n;]\s", after)[0]
@@ -389,12 +434,62 @@ def _download_then_run(text: str) -> bool:
     return False
 
 
-def classify(text: str) -> list[str]:
+# A key or config file handed to ssh/scp/rsync as an option (``-i key``,
+# ``-e 'ssh -i key'``, ``-o IdentityFile=key``) is used to log in, not sent: it
+# is masked before the exfiltration rules read the text. A secret path as an
+# operand (``rsync ~/.ssh host:``) is not an option value and stays visible.
+_KEY_OPTION = re.compile(
+    r"((?:\b(?:ssh|scp|sftp|rsync|sshfs|autossh)\b(?!-)|\bGIT_SSH_COMMAND\b|\bsshCommand\b)[^\n|;&]{0,200}?"
+    r"\s(?:-i|-F|--identity(?:-file)?|-o\s*(?:IdentityFile|UserKnownHostsFile|CertificateFile)\s*=?)"
+    r"[\s=]*[\"']?)([^\s\"';&|`)]{1,200})",
+    re.I,
+)
+
+
+def _mask_key_options(text: str) -> str:
+    """Same length, key paths given to ``-i``/``-F``/``IdentityFile`` blanked out."""
+    return _KEY_OPTION.sub(lambda m: m.group(1) + "K" * len(m.group(2)), text)
+
+
+def _mistakes_of(structured: dict[str, Any] | None) -> list[str]:
+    """The commands of a structured lesson's *mistake* slot (what not to do)."""
+    mistake = (structured or {}).get("mistake")
+    if not isinstance(mistake, dict):
+        return []
+    found = [mistake.get("command")] + list(mistake.get("variants") or [])
+    return [c.strip() for c in found if isinstance(c, str) and c.strip()]
+
+
+def _span_at(text: str, pos: int) -> str | None:
+    """The backticked span that contains ``pos`` (without the ticks), if any."""
+    tick = text.rfind("`", 0, pos + 1)
+    if tick < 0 or text.count("`", 0, tick) % 2:
+        return None
+    close = text.find("`", tick + 1)
+    if close < pos or "\n" in text[tick:close]:
+        return None
+    return text[tick + 1 : close]
+
+
+def _in_mistake(text: str, pos: int, mistakes: list[str]) -> bool:
+    """Is the mention at ``pos`` a quote of the mistake slot's command?"""
+    span = _span_at(text, pos) if mistakes else None
+    if not span:
+        return False
+    quoted = span.strip().rstrip("…").rstrip()
+    # The lesson text may shorten a long command ("docker login --username AW…").
+    return bool(quoted) and any(m == quoted or (span.rstrip().endswith("…") and m.startswith(quoted)) for m in mistakes)
+
+
+def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
     """Why this lesson text must be held for review ([] if it may be shown).
 
     Each reason names a category (e.g. ``network fetch piped to a shell``)
     for a mention that is not plainly negated. Text past
     :data:`MAX_REVIEW_CHARS` is not read; such a lesson is held for its length.
+    ``structured`` (``Experience.structured``): a quoted command of its
+    *mistake* slot is what the lesson says not to do, so it is never held for
+    itself — only the fix and the prose advice can be instructions.
     """
     if not text:
         return []
@@ -402,12 +497,20 @@ def classify(text: str) -> list[str]:
     if len(text) > MAX_REVIEW_CHARS:
         reasons.append("too long to review")
         text = text[:MAX_REVIEW_CHARS]
+    original, text = text, _mask_key_options(text)
+    mistakes = _mistakes_of(structured)
     for category, pattern in RULES:
         if category in reasons:
             continue
         for match in pattern.finditer(text):
             end = _mention_end(text, match.start(), match.end())
-            if category in _ALWAYS_HELD or not _negated(text, _mention_start(text, match.start()), end):
+            if category in _ALWAYS_HELD:
+                reasons.append(category)
+                break
+            start = _mention_start(text, match.start())
+            if _in_mistake(original, match.start(), mistakes):
+                continue  # the command that went wrong: what not to do
+            if not _negated(text, start, end, category in _DESTRUCTIVE):
                 reasons.append(category)
                 break
     if "download and execute" not in reasons and _download_then_run(text):
