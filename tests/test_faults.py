@@ -327,7 +327,10 @@ def test_full_disk_hook_fails_open_nothing_lost_doctor_tells(rig: dict[str, Any]
         mechanism = "RLIMIT_FSIZE EFBIG"
     proc = kit.start_engine(home, env, preexec_fn=preexec)
     rig["procs"].append(proc)
-    pid = engine_mod.call(home, "ping")["pid"]
+    # The engine answers ping before its store is open; the disk fills while it runs, not while it starts.
+    status = engine_mod.wait_ready(home, timeout=90)
+    assert status is not None and status["ready"], status
+    pid = status["pid"]
     if CAN_MOUNT:
         _fill(home)
     # Events with fat outputs: the journal cannot hold them any more.
