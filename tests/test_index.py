@@ -330,3 +330,13 @@ def test_index_loaded_in_the_background_includes_writes_made_meanwhile(tmp_path:
         time.sleep(0.05)
     assert len(store.index) == 201
     assert store.search("helm uninstall web --namespace prod", k=1)[0][0].id == late.id
+
+
+def test_more_edges_than_chroma_takes_in_one_call(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "s", indexed=False)
+    exps = [Experience(text=f"l{i}", trigger=f"t{i}") for i in range(110)]
+    store.add_many(exps)
+    edges = [(a.id, b.id, "relates-to", 0.9) for a in exps for b in exps if a is not b][:6000]
+    store.add_edges(edges)  # Chroma refuses one call of more than ~5,400 items
+    for exp in (exps[0], exps[100]):
+        assert len(store.edges(exp.id)) == sum(1 for s, d, _, _ in edges if exp.id in (s, d))

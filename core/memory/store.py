@@ -407,12 +407,14 @@ class ExperienceStore:
             check_edge_type(edge_type)
         now = time.time()
         with self._lock:
-            self._edges.upsert(
-                ids=[f"{s}|{t}|{d}" for s, d, t, _ in edges],
-                embeddings=[_EDGE_VECTOR] * len(edges),
-                documents=[t for _, _, t, _ in edges],
-                metadatas=[{"src": s, "dst": d, "type": t, "weight": w, "created_at": now} for s, d, t, w in edges],
-            )
+            for start in range(0, len(edges), PAGE * 4):  # Chroma caps one call at ~5,400 items
+                chunk = edges[start : start + PAGE * 4]
+                self._edges.upsert(
+                    ids=[f"{s}|{t}|{d}" for s, d, t, _ in chunk],
+                    embeddings=[_EDGE_VECTOR] * len(chunk),
+                    documents=[t for _, _, t, _ in chunk],
+                    metadatas=[{"src": s, "dst": d, "type": t, "weight": w, "created_at": now} for s, d, t, w in chunk],
+                )
             self._bump_generation(count_changed=False)
 
     def delete(self, exp_id: str) -> None:
