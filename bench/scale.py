@@ -205,6 +205,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--import-n", type=int, default=10_000)
     parser.add_argument("--skip-import", action="store_true")
+    parser.add_argument("--only-import", action="store_true", help="skip the read commands and the session end")
     parser.add_argument("--json", dest="json_out")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
@@ -217,11 +218,12 @@ def main() -> int:
         took, hit_id = build(home, args.size)
         results["build_s"] = round(took, 1)
         print(f"build: {args.size:,} lessons in {took:.1f} s (add_vectors, pages of 5,000)", flush=True)
-        print(f"read commands against {args.size:,} lessons (no engine running):")
-        results["commands"] = read_commands(home, hit_id, root)
-        results["session_end"] = session_end(home)
-        se = results["session_end"]
-        print(f"session end (evolution pass): {se['s']:.2f} s (first pass {se['first_s']:.2f} s); {se['counts']}")
+        if not args.only_import:
+            print(f"read commands against {args.size:,} lessons (no engine running):")
+            results["commands"] = read_commands(home, hit_id, root)
+            results["session_end"] = session_end(home)
+            se = results["session_end"]
+            print(f"session end (evolution pass): {se['s']:.2f} s (first pass {se['first_s']:.2f} s); {se['counts']}")
         if not args.skip_import:
             n = args.import_n
             doc = {"format": "twiceshy-export", "schema_version": 1, "lessons": import_rows(n), "edges": []}
