@@ -12,8 +12,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from twiceshy.base.types import Tier
+from twiceshy.base.types import Experience, Tier
 from twiceshy.engine.context import make_context
+from twiceshy.learning.extractors import topic_of
 from twiceshy.learning.ingest import store_lesson
 from twiceshy.ops.portable import EXPORT_FORMAT, PortableError, parse_seed_text, read_manifest, restore
 
@@ -58,9 +59,16 @@ def test_export_import_roundtrip_with_provenance_and_dedup(tmp_path: Path):
     rule2, _ = store_lesson(ctx, "Run the test suite before git push", "git push origin main", kind="failure")
     rule2.tier = int(Tier.RULE)
     ctx.store.update(rule2)
-    principle, _ = store_lesson(ctx, "Take care with package installs", "pip install", kind="principle")
-    principle.tier = int(Tier.PRINCIPLE)
-    ctx.store.update(principle)
+    # Added the way evolve adds a principle (store.add): through store_lesson, "pip install"
+    # carries the rule's pip-install signature and would count as another sighting of it.
+    principle = Experience(
+        text="Take care with package installs",
+        trigger="pip install",
+        kind="principle",
+        tier=int(Tier.PRINCIPLE),
+        topic=topic_of("pip install"),
+    )
+    ctx.store.add(principle)
     ctx.store.add_edge(principle.id, rule.id, "generalizes")
     raw, _ = store_lesson(ctx, "docker compose up needs the .env file", "docker compose up")
 
