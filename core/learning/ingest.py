@@ -128,7 +128,9 @@ def store_lesson(
     text, trigger = redact(text.strip()), redact((trigger or text).strip())
     tags = [redact(t) for t in (tags or [])]
     structured = _redact_tree(structured) if structured else _from_trigger(trigger, text)
-    held = review_reasons(text)  # poisoning guard: risky advice waits for `twiceshy review`
+    held = review_reasons(
+        text, structured
+    )  # poisoning guard (the mistake slot is what not to do): risky advice waits for `twiceshy review`
     dedup = ctx.config.get("learning", "dedup_threshold")
     related = ctx.config.get("learning", "related_threshold")
     nearest = store.search(trigger, k=5, project=project)
