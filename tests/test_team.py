@@ -217,7 +217,9 @@ def test_lesson_learned_on_one_machine_is_recalled_on_another(
     assert alice.store.pending() == 0 and alice.store.online
 
     hint = bob.pre_tool("pip3 install --user httpx")  # a paraphrase, on another machine
-    assert "externally-managed-environment" in hint["additionalContext"]
+    # the default delivery holds the first matching call once (a deny naming the lesson)
+    assert hint["permissionDecision"] == "deny"
+    assert "externally-managed-environment" in hint["permissionDecisionReason"]
     # Project scoping holds across users: the lessons are the repository's
     # (same origin), not visible from an unrelated project on bob's machine.
     lessons = on_server(server.port, "shared1")
@@ -296,7 +298,8 @@ def test_offline_machine_fails_open_queues_and_delivers_exactly_once(
 
         alice = Machine(tmp_path, "alice", env, monkeypatch)
         hint = alice.pre_tool("pip3 install --user httpx")
-        assert "externally-managed-environment" in hint["additionalContext"]
+        assert hint["permissionDecision"] == "deny"  # held once, naming the lesson bob delivered
+        assert "externally-managed-environment" in hint["permissionDecisionReason"]
     finally:
         later.stop()
 
