@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def twiceshy_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def twiceshy_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "tshome"
     home.mkdir()
     monkeypatch.setenv("TWICESHY_HOME", str(home))
@@ -22,7 +24,13 @@ def twiceshy_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith("TWICESHY_") and "__" in name:
             monkeypatch.delenv(name)
-    return home
+    yield home
+    # chromadb caches every embedded client's System per process (~11 open files each):
+    # without letting go of them a full run passes 1024 fds and select()-based code breaks.
+    cache = sys.modules.get("chromadb.api.shared_system_client")
+    if cache is not None:
+        cache.SharedSystemClient.clear_system_cache()
+        gc.collect()
 
 
 @pytest.fixture
