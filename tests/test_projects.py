@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from twiceshy.base.types import Experience
-from twiceshy.guidance.projects import project_table, promote_cross_project, record_project, seen_in
+from twiceshy.guidance.projects import project_table, record_project
+from twiceshy.learning.cross_project import promote_cross_project, seen_in
 
 
 def _lesson(text: str, trigger: str, project: str, **kw) -> Experience:

@@ -130,7 +130,8 @@ def register_commands(cli: click.Group) -> None:
         """Projects seen, with their lesson, session and pattern counts."""
         import datetime
 
-        from twiceshy.guidance.projects import project_table, promote_cross_project
+        from twiceshy.guidance.projects import project_table
+        from twiceshy.learning.cross_project import promote_cross_project
 
         ctx = _ctx()
         if promote:

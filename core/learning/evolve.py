@@ -243,7 +243,7 @@ def run_cycle(ctx: EngineContext, now: float | None = None) -> dict[str, int]:
             fault_point("evolve.updated")  # crash tests kill here, after an exact number of (batched) writes
     _delete(store, doomed)
     counts["principles"] = generalise(ctx, rules)
-    from twiceshy.guidance.projects import promote_cross_project  # guidance: a lesson proven in N projects goes global
+    from twiceshy.learning.cross_project import promote_cross_project  # a lesson proven in N projects goes global
 
     counts["globalised"] = promote_cross_project(ctx)
     prune_session_files(now=now)
@@ -313,7 +313,7 @@ def run_session_pass(ctx: EngineContext, now: float | None = None) -> dict[str, 
     # 3. principles: only around the rules this pass touched
     counts["principles"] = generalise(ctx, _rules_near(store, [e for e in seen.values() if _generalisable(e)]))
     if now - float(state.get("last_cross") or 0.0) >= CROSS_PROJECT_INTERVAL_S:
-        from twiceshy.guidance.projects import promote_cross_project
+        from twiceshy.learning.cross_project import promote_cross_project
 
         counts["globalised"] = promote_cross_project(ctx)
         state["last_cross"] = now
