@@ -288,7 +288,7 @@ def run_session_pass(ctx: EngineContext, now: float | None = None) -> dict[str, 
             changed[exp.id] = exp
     # 2. one page of the rotating sweep: expiry and decay for lessons nobody touches
     page_no = int(state.get("sweep") or 0)
-    page = next(iter(store.iter_pages(page=SWEEP_PAGE, offset=page_no * SWEEP_PAGE)), [])
+    page: list[Experience] = next(iter(store.iter_pages(page=SWEEP_PAGE, offset=page_no * SWEEP_PAGE)), [])
     if not page and page_no:  # past the end (the store shrank, or an exact multiple): wrap
         page_no = 0
         page = next(iter(store.iter_pages(page=SWEEP_PAGE)), [])
@@ -431,7 +431,7 @@ def llm_principle(ctx: EngineContext, rules: list[Experience]) -> str | None:
     if not ctx.config.get("llm", "model"):
         return None
     try:
-        from twiceshy.brain import llm  # type: ignore[attr-defined]  # written by the brain plugin; optional
+        from twiceshy.brain import llm
     except ImportError:
         return None
     prompt = PRINCIPLE_PROMPT.format(rules="\n".join(f"- {redact(short(r.text, 200))}" for r in rules[:8]))
