@@ -83,7 +83,11 @@ def run_scenario(
     tmp: Path,
     server: FakeServer,
     driver: Callable[[str, Path, Path, FakeServer], subprocess.CompletedProcess[str]],
+    warn: str = "context",
 ) -> Outcome:
+    """``warn`` is ``retrieval.warn``: the Claude Code, Codex and Gemini scenarios cover ``context`` (the
+    warning arrives with the call's result; ``hold`` is test_hold_e2e.py's); OpenCode and Copilot run
+    the default, ``hold``."""
     require_cli(cli)  # fail fast, before the slow setup, if CI did not install it
     home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
     for path in (home, project, agent_home):
@@ -93,9 +97,7 @@ def run_scenario(
         "TWICESHY_CONFIG_DIR": str(home / "config"),
         "TWICESHY_RAISE_PLUGIN_ERRORS": "1",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        # This scenario covers retrieval.warn: context (the warning arrives with the call's
-        # result); the default, hold, is covered by test_hold_e2e.py.
-        "TWICESHY_RETRIEVAL__WARN": "context",
+        "TWICESHY_RETRIEVAL__WARN": warn,
     }
     ts = Twiceshy(env)
     try:

@@ -80,6 +80,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
         tmp_path_factory.mktemp("copilot"),
         FakeChat(steps()),
         run_copilot,
+        warn="hold",
     )
 
 

@@ -90,7 +90,13 @@ def steps() -> list:
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     return run_scenario(
-        "opencode", AGENT, "opencode.json", tmp_path_factory.mktemp("opencode"), FakeChat(steps()), run_opencode
+        "opencode",
+        AGENT,
+        "opencode.json",
+        tmp_path_factory.mktemp("opencode"),
+        FakeChat(steps()),
+        run_opencode,
+        warn="hold",
     )
 
 
