@@ -8,6 +8,7 @@ the core redacts, deduplicates and stores what this returns
 from __future__ import annotations
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.faults import fault_point
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
 from twiceshy.engine.context import EngineContext
 from twiceshy.learning.extractors import EXTRACTORS
@@ -25,6 +26,7 @@ def session_end(
         return None
     try:
         record_trajectory(event, entries)
+        fault_point("session_end.trajectory")
     except Exception as exc:  # the trajectory is a by-product: never lose the lessons over it
         record_error("extract.trajectory", exc, session_id=event.session_id)
         if _raise_in_tests():
@@ -44,4 +46,5 @@ def session_end(
             if key not in seen:
                 seen.add(key)
                 pooled.append(cand)
+    fault_point("session_end.extracted")
     return pooled

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.faults import fault_point
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
 from twiceshy.engine.context import EngineContext
 from twiceshy.plugin.guard import raise_in_tests
@@ -112,7 +113,9 @@ def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
         pooled.extend(result if isinstance(result, list) else [result])
     lessons = ctx.pm.hook.store_lessons(candidates=pooled, event=event, ctx=ctx) if pooled else None
     learned = list(lessons) if isinstance(lessons, list) else []
+    fault_point("session_end.stored")
     ctx.pm.hook.session_learned(lessons=learned, event=event, ctx=ctx)
+    fault_point("session_end.learned")
     return len(learned)
 
 

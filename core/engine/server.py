@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.faults import fault_point
 from twiceshy.base.locking import fcntl
 from twiceshy.base.types import NativeOutput
 from twiceshy.hooks import wire
@@ -827,6 +828,8 @@ class Engine:
             path="background",
             id=record.get("id"),
         )
+        if info.get("kind") in ("session_end", "stop"):
+            fault_point("session_end.applied")  # applied, not yet recorded done by the spool
 
     def _jobs_loop(self) -> None:
         while True:

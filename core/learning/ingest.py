@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twiceshy.base.faults import fault_point
 from twiceshy.base.paths import data_dir
 from twiceshy.base.project import fingerprint
 from twiceshy.base.redact import redact
@@ -113,6 +114,7 @@ def store_lesson(
     touched: set[str] | None = None,
     now: float | None = None,
     structured: dict[str, Any] | None = None,
+    counted_by: str = "",
 ) -> tuple[Experience, str]:
     """Store one lesson with dedup and supersession.
 
@@ -121,7 +123,9 @@ def store_lesson(
     ``"related"`` (new, linked to a near-duplicate) or ``"supersedes"`` (new,
     and it superseded at least one contradicting older lesson).
     ``touched`` collects ids already counted in this batch: a lesson is not
-    counted twice for one session.
+    counted twice for one session. ``counted_by`` (a session key) makes the
+    call idempotent: a lesson that session already counted or created is
+    returned as ``"seen"`` and nothing is written again.
     """
     store = ctx.store
     now = time.time() if now is None else now
@@ -150,6 +154,20 @@ def store_lesson(
         # Within one session, two kinds of evidence stay two lessons (the failure's and the user's).
         or (same_signature(structured, e.structured) and (e.kind == kind or e.source != source))
     ]
+    if counted_by:
+        # Exactly-once under a crash: a lesson records, in the same store write as
+        # its count, which sessions counted it. A replayed session end (the engine
+        # was killed after applying it, before the spool recorded it done) finds
+        # its own mark and counts nothing again, adds no copy, and finishes a
+        # supersession the crash interrupted.
+        mine = [e for e, _ in same if counted_by in _counted_by(e)]
+        if mine:
+            for old in conflicting:
+                if old.id != mine[0].id:
+                    supersede(ctx, old, mine[0])
+            if touched is not None:
+                touched.add(mine[0].id)
+            return mine[0], "seen"
     if not conflicting and same:
         existing = same[0][0]
         if touched is not None and existing.id in touched:
@@ -161,7 +179,10 @@ def store_lesson(
             if tag not in existing.tags and not tag.startswith(STANCE_PREFIXES):
                 existing.tags.append(tag)
         if structured and not (existing.structured or {}).get("signature") and structured.get("signature"):
-            existing.structured = structured  # an older, unstructured copy learns its signature
+            # An older, unstructured copy learns its signature (keeping which sessions counted it).
+            marks = _counted_by(existing)
+            existing.structured = {**structured, COUNTED_KEY: marks} if marks else structured
+        _mark_counted(existing, counted_by)
         store.update(existing)
         if touched is not None:
             touched.add(existing.id)
@@ -179,6 +200,7 @@ def store_lesson(
         last_seen=now,
         structured=structured or {},
     )
+    _mark_counted(exp, counted_by)
     store.add(exp)
     if touched is not None:
         touched.add(exp.id)
@@ -190,6 +212,23 @@ def store_lesson(
         store.add_edge(exp.id, same_scope[0][0].id, "relates-to", weight=same_scope[0][1])
         return exp, "related"
     return exp, "new"
+
+
+COUNTED_KEY = "counted_by"  # in Experience.structured: the sessions that counted the lesson
+COUNTED_KEEP = 16  # a replay follows its crash within one engine restart; 16 is plenty
+
+
+def _counted_by(exp: Experience) -> list[str]:
+    marks = (exp.structured or {}).get(COUNTED_KEY) if isinstance(exp.structured, dict) else None
+    return [m for m in marks if isinstance(m, str)] if isinstance(marks, list) else []
+
+
+def _mark_counted(exp: Experience, counted_by: str) -> None:
+    """Record ``counted_by`` on the lesson (bounded, newest last), written with its count."""
+    if not counted_by:
+        return
+    marks = [m for m in _counted_by(exp) if m != counted_by] + [counted_by]
+    exp.structured = {**(exp.structured or {}), COUNTED_KEY: marks[-COUNTED_KEEP:]}
 
 
 def _redact_tree(value: Any) -> Any:
@@ -311,7 +350,9 @@ def ingest_candidates(
             source=f"{event.agent}:{event.session_id}",
             touched=touched,
             structured=_with_session(cand.structured, event),
+            counted_by=_mark_of(session_key),
         )
+        fault_point("session_end.lesson_stored")
         if learned is not None:
             learned.append(exp)
         done.add(key)
@@ -319,6 +360,11 @@ def ingest_candidates(
     if keys_file is not None and stored:
         _save_keys(keys_file, done)
     return stored
+
+
+def _mark_of(session_key: str) -> str:
+    """The short, stable mark a session leaves on the lessons it counted."""
+    return hashlib.sha256(session_key.encode()).hexdigest()[:16] if session_key else ""
 
 
 def _with_session(structured: dict[str, Any], event: CoreEvent) -> dict[str, Any]:

@@ -10,7 +10,8 @@ Fields: session_id, agent, project, cwd, started, ended, duration_s,
 tool_calls, tool_counts {tool: n}, files_read, files_edited, errors,
 tests_run, tests_failed_then_passed, last_test_passed (bool or null),
 edits_before_read, verified_after_multi_edit, corrections, domains,
-outcome_score.
+outcome_score, digest (of the record: a replayed session end that finds its
+session's latest record with the same digest writes nothing), recorded_at.
 
 ``outcome_score`` (0..1) is::
 
@@ -25,6 +26,7 @@ outcome_score.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -178,8 +180,13 @@ def build_trajectory(event: CoreEvent, transcript: list[TranscriptEntry]) -> dic
 def record_trajectory(event: CoreEvent, transcript: list[TranscriptEntry]) -> dict[str, Any]:
     """Build the record and append it to ``trajectories.jsonl`` (one line, atomic append)."""
     record = build_trajectory(event, transcript)
-    record["recorded_at"] = time.time()
+    # Idempotent: a replayed session end (the engine killed after this write, before the
+    # spool recorded the event done) finds the same record last for its session and adds none.
+    record["digest"] = hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()[:16]
     path = trajectories_path()
+    if _last_digest(path, record) == record["digest"]:
+        return record
+    record["recorded_at"] = time.time()
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(record, default=str) + "\n").encode()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -188,6 +195,32 @@ def record_trajectory(event: CoreEvent, transcript: list[TranscriptEntry]) -> di
     finally:
         os.close(fd)
     return record
+
+
+TAIL_BYTES = 256 * 1024  # how far back a replay looks for its own record (cheap, bounded)
+
+
+def _last_digest(path: Path, record: dict[str, Any]) -> str | None:
+    """The digest of this session's latest record within the file's tail (None if none)."""
+    try:
+        with path.open("rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - TAIL_BYTES))
+            lines = fh.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        try:
+            old = json.loads(line)
+        except ValueError:
+            continue  # a torn first line of the tail, or a bad line
+        if isinstance(old, dict) and (old.get("agent"), old.get("session_id")) == (
+            record.get("agent"),
+            record.get("session_id"),
+        ):
+            digest = old.get("digest")
+            return digest if isinstance(digest, str) else None
+    return None
 
 
 def load_trajectories(path: Path | None = None) -> list[dict[str, Any]]:
