@@ -15,6 +15,9 @@ the store. For each candidate, against the nearest lessons of the same scope:
 Stop hooks fire after every turn, so one session's transcript is read many
 times: the keys of candidates already ingested for a session are kept under
 ``<data_dir>/learned/`` and a lesson is counted at most once per session.
+The lesson itself also records the sessions that counted it (``structured
+["counted_by"]``, in the same store write as the count), so a session end
+replayed after a kill -9 counts nothing twice and stores no copy.
 
 :func:`expand_one_hop` lets retrieval follow the graph one edge out.
 """
