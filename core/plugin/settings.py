@@ -11,6 +11,9 @@ Gemini CLI) reuse :func:`merge_matcher_hooks` and :func:`remove_matcher_hooks`; 
 from __future__ import annotations
 
 import copy
+import json
+import os
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -231,3 +234,38 @@ def _mentions_ours(value: Any) -> bool:
     if isinstance(value, list):
         return any(_mentions_ours(v) for v in value)
     return False
+
+
+class OurEventsCache:
+    """Which events of one agent carry our hook, per settings file, re-read only when the file changes.
+
+    Agents that also run another agent's hooks (Cursor and Copilot run Claude Code's) ask this on the hot
+    path to decide whether a payload is a twin of one their own hook already handles; ``our_events_in``
+    is the agent's reader of its parsed settings file.
+    """
+
+    def __init__(self, our_events_in: Callable[[Any], set[str]]) -> None:
+        self._our_events_in = our_events_in
+        self._cache: dict[str, tuple[int, set[str]]] = {}
+        self._lock = threading.Lock()
+
+    def events_in(self, path: Path) -> set[str]:
+        key = str(path)
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except OSError:
+            with self._lock:
+                self._cache.pop(key, None)
+            return set()
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit and hit[0] == mtime:
+                return hit[1]
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        events = self._our_events_in(data)
+        with self._lock:
+            self._cache[key] = (mtime, events)
+        return events

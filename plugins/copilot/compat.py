@@ -24,12 +24,10 @@ from ``.claude/settings.json`` (command says ``claude-code PreToolUse``).
 
 from __future__ import annotations
 
-import json
-import os
-import threading
 from pathlib import Path
 from typing import Any
 
+from twiceshy.plugin.settings import OurEventsCache
 from twiceshy.plugins.copilot import adapter
 from twiceshy.plugins.copilot import settings as copilot_settings
 
@@ -46,33 +44,11 @@ def is_copilot_payload(payload: Any) -> bool:
     return isinstance(transcript, str) and "session-state" in transcript.replace("\\", "/").split("/")
 
 
-class InstalledNative:
+class InstalledNative(OurEventsCache):
     """Which Copilot events carry our native hook, per hook file, cached by mtime."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, tuple[int, set[str]]] = {}
-        self._lock = threading.Lock()
-
-    def events_in(self, path: Path) -> set[str]:
-        key = str(path)
-        try:
-            mtime = os.stat(path).st_mtime_ns
-        except OSError:
-            with self._lock:
-                self._cache.pop(key, None)
-            return set()
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit and hit[0] == mtime:
-                return hit[1]
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        events = copilot_settings.our_events_in(data)
-        with self._lock:
-            self._cache[key] = (mtime, events)
-        return events
+        super().__init__(copilot_settings.our_events_in)
 
     def events_for(self, payload: dict[str, Any]) -> set[str]:
         files = [copilot_settings.settings_file("user", Path.home())]

@@ -36,12 +36,10 @@ cached by modification time.
 
 from __future__ import annotations
 
-import json
-import os
-import threading
 from pathlib import Path
 from typing import Any
 
+from twiceshy.plugin.settings import OurEventsCache
 from twiceshy.plugins.cursor import settings as cursor_settings
 from twiceshy.plugins.cursor.adapter import EDIT_TOOL, EVENT_KINDS, SHELL_TOOL
 
@@ -115,33 +113,11 @@ def native_twins(claude_event: str, tool_name: str) -> tuple[str, ...]:
     return (twin,) if twin else ()
 
 
-class InstalledNative:
+class InstalledNative(OurEventsCache):
     """Which Cursor events carry our native hook, per hooks.json file, cached by mtime."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, tuple[int, set[str]]] = {}
-        self._lock = threading.Lock()
-
-    def events_in(self, path: Path) -> set[str]:
-        key = str(path)
-        try:
-            mtime = os.stat(path).st_mtime_ns
-        except OSError:
-            with self._lock:
-                self._cache.pop(key, None)
-            return set()
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit and hit[0] == mtime:
-                return hit[1]
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        events = cursor_settings.our_events_in(data)
-        with self._lock:
-            self._cache[key] = (mtime, events)
-        return events
+        super().__init__(cursor_settings.our_events_in)
 
     def events_for(self, payload: dict[str, Any]) -> set[str]:
         """Our native events visible to the Cursor window that sent ``payload``."""
