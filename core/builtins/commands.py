@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 from twiceshy.plugin.hookspecs import hookimpl
 
+LIST_PAGE = 50  # lessons `twiceshy list` shows unless --limit or --all says otherwise
+
 
 def _ctx(project_dir: Path | None = None):
     from twiceshy.base.config import ConfigError
@@ -61,28 +63,62 @@ def register_commands(cli: click.Group) -> None:
 
     @cli.command(name="list")
     @click.option("--tier", default=None, help="Only this tier.")
-    @click.option("--json", "as_json", is_flag=True)
-    def list_cmd(tier: str | None, as_json: bool) -> None:
-        """List stored lessons."""
-        from rich.console import Console
-        from rich.table import Table
+    @click.option("--json", "as_json", is_flag=True, help="The page as JSON (--limit/--offset/--all apply).")
+    @click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        default=LIST_PAGE,
+        show_default=True,
+        help="Lessons per page.",
+    )
+    @click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True, help="Lessons to skip.")
+    @click.option("--all", "show_all", is_flag=True, help="Every lesson (a pager on a terminal).")
+    def list_cmd(tier: str | None, as_json: bool, limit: int, offset: int, show_all: bool) -> None:
+        """List stored lessons: principles first, then rules, qa and raw; newest first within a tier.
+
+        Shows one page (--limit, default 50; --offset to skip); --all shows every lesson."""
         from twiceshy.base.types import Tier
+        from twiceshy.ops.listing import list_page
 
         try:
-            where = {"tier": int(Tier.parse(tier))} if tier else None
+            tier_value = int(Tier.parse(tier)) if tier else None
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--tier") from None
         ctx = _ctx()
-        exps = sorted(ctx.store.all(where=where), key=lambda e: (e.tier, -e.confidence))
+        total, exps = list_page(ctx.store, tier_value, offset, None if show_all else limit)
+        rest = max(0, total - offset - len(exps))
+        more = f"{rest} more — use --limit/--offset or --all" if rest else ""
         if as_json:
             click.echo(json.dumps([e.to_dict() for e in exps], indent=2))
+            if more:
+                click.echo(more, err=True)
             return
-        table = Table(title=f"{len(exps)} lessons")
+        from rich.console import Console
+        from rich.table import Table
+
+        whole = offset == 0 and not rest
+        title = f"{total} lessons" if whole else f"lessons {offset + 1}–{offset + len(exps)} of {total}"
+        if not exps and not whole:
+            title = f"no lessons past {offset} (of {total})"
+        table = Table(title=title)
         for col in ("id", "tier", "conf", "seen", "scope", "lesson"):
             table.add_column(col)
         for e in exps:
             table.add_row(e.id, e.tier_label, f"{e.confidence:.2f}", str(e.seen_count), e.project or "global", e.text)
-        Console().print(table)
+        console = Console()
+        if show_all and sys.stdout.isatty():
+            with console.capture() as captured:
+                console.print(table)
+            from twiceshy.engine.readcmd import want_pager
+
+            if want_pager():  # answered by the engine: the CLI that asked runs the pager
+                click.echo(captured.get(), nl=False)
+            else:
+                click.echo_via_pager(captured.get())
+            return
+        console.print(table)
+        if more:
+            click.echo(more)
 
     @cli.command()
     @click.argument("exp_id")
@@ -100,10 +136,13 @@ def register_commands(cli: click.Group) -> None:
     @click.argument("exp_id")
     def forget(exp_id: str) -> None:
         """Delete one lesson."""
+        from twiceshy.ops.manage import NoSuchLesson, forget_lesson
+
         ctx = _ctx()
-        if ctx.store.get(exp_id) is None:
-            raise click.ClickException(f"no lesson {exp_id}")
-        ctx.store.delete(exp_id)
+        try:
+            forget_lesson(ctx, exp_id)  # the dashboard's forget is the same call
+        except NoSuchLesson as exc:
+            raise click.ClickException(str(exc)) from None
         click.echo(f"forgot {exp_id}")
         # Chroma keeps the added record in its write-ahead log (embeddings_queue) and SQLite keeps
         # freed pages until they are reused: say so rather than promise an erase (docs/security.md).
@@ -121,9 +160,14 @@ def register_commands(cli: click.Group) -> None:
     def search(query: str, k: int) -> None:
         """Search lessons by meaning."""
         from twiceshy.base.project import fingerprint
+        from twiceshy.ops.manage import LessonError, search_lessons
 
         ctx = _ctx()
-        for exp, score in ctx.store.search(query, k=k, project=fingerprint(str(Path.cwd()))):
+        try:
+            found = search_lessons(ctx, query, k=k, project=fingerprint(str(Path.cwd())))  # as the dashboard's
+        except LessonError as exc:
+            raise click.ClickException(str(exc)) from None
+        for exp, score in found:
             click.echo(f"{score:.3f}  {exp.id}  [{exp.tier_label}] {exp.text}")
 
     @cli.command()

@@ -230,7 +230,6 @@ def register_commands(cli: click.Group) -> None:
     ) -> None:
         """Change a lesson. Without options, opens it in $EDITOR as JSON."""
         from twiceshy.base.project import fingerprint
-        from twiceshy.base.redact import redact
         from twiceshy.base.types import Tier
 
         ctx = _ctx()
@@ -271,18 +270,17 @@ def register_commands(cli: click.Group) -> None:
             except (ValueError, AssertionError):
                 raise click.ClickException("not a JSON object; nothing changed") from None
             changes = {k: v for k, v in new.items() if k in editable and v != editable[k]}
-            if "tier" in changes:
-                changes["tier"] = int(Tier.parse(changes["tier"]))
-        reembed = False
-        for key, value in changes.items():
-            if key in ("text", "trigger"):
-                value = redact(str(value).strip())
-                if not value:
-                    raise click.BadParameter(f"{key} must not be empty")
-                reembed = True
-            setattr(exp, key, value)
-        ctx.store.update(exp, reembed=reembed)
-        click.echo(f"edited {exp.id}: " + ", ".join(sorted(changes)) + f"  [{exp.tier_label}] {exp.text}")
+        # One validation for the CLI and the dashboard (twiceshy.ops.manage).
+        from twiceshy.ops.manage import LessonError, apply_edit
+
+        try:
+            changed = apply_edit(ctx, exp, changes)
+        except LessonError as exc:
+            raise click.ClickException(f"{exc}; nothing changed") from None
+        if not changed:
+            click.echo("no change")
+            return
+        click.echo(f"edited {exp.id}: " + ", ".join(changed) + f"  [{exp.tier_label}] {exp.text}")
 
     # ----------------------------------------------------------------- graph
     @cli.command()
@@ -524,7 +522,7 @@ def register_commands(cli: click.Group) -> None:
         "--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one)."
     )
     def ui(host: str | None, port: int) -> None:
-        """Serve a read-only web page of tiers, the experience graph and timelines."""
+        """Serve the local dashboard: outcomes per day, lessons that helped, search, edit, review, graph."""
         from twiceshy.ops.ui import RemoteBindRefused, make_server
 
         ctx = _ctx()
@@ -537,7 +535,7 @@ def register_commands(cli: click.Group) -> None:
         _ = ctx.store  # open before announcing, so the first page load is fast
         if host is not None and not server.check_host:
             click.echo(f"warning: serving on {host}: anyone who can reach it can read your lessons", err=True)
-        click.echo(f"twiceshy ui on {server.url} (read-only; Ctrl-C to stop)", err=False)
+        click.echo(f"twiceshy ui on {server.url} (changes need the page's token; Ctrl-C to stop)", err=False)
         sys.stdout.flush()
         try:
             server.serve_forever()

@@ -33,12 +33,14 @@ context, a one-time hold, a rule's deny; *adherence* = followed / (followed + ig
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import os
 import re
 import time
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -155,47 +157,27 @@ def _latency(values: list[float]) -> dict[str, Any]:
     }
 
 
-def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
-    """Every figure ``twiceshy stats`` shows, as a JSON-ready dict."""
-    from twiceshy.base.types import Tier
-    from twiceshy.recall import judge
-
-    now = time.time() if now is None else now
-    cutoff = None if since_s is None else now - since_s
-
-    # Hook calls, from the engine's own log.
-    # A spooled event (post-tool, session end) is logged twice: answered live
-    # ("queued", what the agent waited for) and applied later ("background").
-    logged = read_events(cutoff)
-    events = [e for e in logged if e.get("path") != "background"]
-    background = [e for e in logged if e.get("path") == "background"]
+def _tally(
+    events: list[dict[str, Any]],
+    client: list[dict[str, Any]],
+    counted: list[dict[str, Any]],
+    manual: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The outcome counts of one window: hook calls (engine's log, without
+    ``background`` entries), the client's fail-open records, the judge's counted
+    verdicts and the user's feedback. :func:`compute_stats` and
+    :func:`outcomes_by_day` both count through here, so they cannot disagree."""
     pre = [e for e in events if e.get("kind") == "pre_tool"]
-    warned = sum(1 for e in pre if e.get("action") == "warn")
-    held = sum(1 for e in pre if e.get("action") == "hold")  # twiceshy.recall.delivery
-    blocked = sum(1 for e in pre if e.get("action") == "deny")
     # Calls the engine did not answer (the client's own record): a pre-tool
     # call the engine logged as well (it answered too late) is counted once.
-    client = [f for f in read_failopen(cutoff) if f.get("kind") == "pre"]
+    client = [f for f in client if f.get("kind") == "pre"]
     answered_ids = {e.get("id") for e in pre if e.get("id")}
     unanswered = [f for f in client if not f.get("id") or f.get("id") not in answered_ids]
     failed_open = [f for f in client if f.get("outcome") != "denied"]
-    snapshot_denied = sum(1 for f in unanswered if f.get("outcome") == "denied")
     fail_reasons: dict[str, int] = {}
     for f in failed_open:
-        fail_reasons[str(f.get("reason") or "unknown")] = fail_reasons.get(str(f.get("reason") or "unknown"), 0) + 1
-    dropped = sum(1 for e in logged if e.get("kind") == "warning_dropped")
-    pre_total = len(pre) + len(unanswered)
-    errors = sum(1 for e in logged if e.get("action") == "error")
-    by_kind: dict[str, list[float]] = {}
-    for e in events:
-        if isinstance(e.get("ms"), (int, float)):
-            by_kind.setdefault(str(e.get("kind") or "unknown"), []).append(float(e["ms"]))
-    all_ms = [ms for values in by_kind.values() for ms in values]
-    background_ms = [float(e["ms"]) for e in background if isinstance(e.get("ms"), (int, float))]
-
-    # Verdicts: the judge's counted ones, plus the user's own.
-    counted = [v for v in judge.verdicts() if v.get("counted") and (cutoff is None or v["ts"] >= cutoff)]
-    manual = [f for f in _jsonl([feedback_path()]) if cutoff is None or float(f.get("ts") or 0) >= cutoff]
+        reason = str(f.get("reason") or "unknown")
+        fail_reasons[reason] = fail_reasons.get(reason, 0) + 1
     tally = {"FOLLOWED": 0, "IGNORED": 0, "IRRELEVANT": 0, "UNCLEAR": 0}
     sources = {"judge": 0, "user": 0}
     avoided = 0
@@ -211,6 +193,50 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
         if verdict in tally:
             tally[verdict] += 1
             sources["user"] += 1
+    return {
+        "warned": sum(1 for e in pre if e.get("action") == "warn"),
+        "held": sum(1 for e in pre if e.get("action") == "hold"),  # twiceshy.recall.delivery
+        "denied": sum(1 for e in pre if e.get("action") == "deny"),
+        "snapshot_denied": sum(1 for f in unanswered if f.get("outcome") == "denied"),
+        "failed_open": len(failed_open),
+        "fail_reasons": fail_reasons,
+        "pre_total": len(pre) + len(unanswered),
+        "tally": tally,
+        "sources": sources,
+        "avoided": avoided,
+    }
+
+
+def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
+    """Every figure ``twiceshy stats`` shows, as a JSON-ready dict."""
+    from twiceshy.base.types import Tier
+    from twiceshy.recall import judge
+
+    now = time.time() if now is None else now
+    cutoff = None if since_s is None else now - since_s
+
+    # Hook calls, from the engine's own log.
+    # A spooled event (post-tool, session end) is logged twice: answered live
+    # ("queued", what the agent waited for) and applied later ("background").
+    logged = read_events(cutoff)
+    events = [e for e in logged if e.get("path") != "background"]
+    background = [e for e in logged if e.get("path") == "background"]
+    counted = [v for v in judge.verdicts() if v.get("counted") and (cutoff is None or v["ts"] >= cutoff)]
+    manual = [f for f in _jsonl([feedback_path()]) if cutoff is None or float(f.get("ts") or 0) >= cutoff]
+    t = _tally(events, read_failopen(cutoff), counted, manual)
+    warned, held, blocked, snapshot_denied = t["warned"], t["held"], t["denied"], t["snapshot_denied"]
+    pre_total, fail_reasons, tally, sources, avoided = (
+        t[k] for k in ("pre_total", "fail_reasons", "tally", "sources", "avoided")
+    )
+    dropped = sum(1 for e in logged if e.get("kind") == "warning_dropped")
+    errors = sum(1 for e in logged if e.get("action") == "error")
+    by_kind: dict[str, list[float]] = {}
+    for e in events:
+        if isinstance(e.get("ms"), (int, float)):
+            by_kind.setdefault(str(e.get("kind") or "unknown"), []).append(float(e["ms"]))
+    all_ms = [ms for values in by_kind.values() for ms in values]
+    background_ms = [float(e["ms"]) for e in background if isinstance(e.get("ms"), (int, float))]
+
     followed, ignored, irrelevant = tally["FOLLOWED"], tally["IGNORED"], tally["IRRELEVANT"]
     decisive = followed + ignored + irrelevant
 
@@ -230,7 +256,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "held": held,
             "blocked": blocked + snapshot_denied,
             "blocked_from_snapshot": snapshot_denied,
-            "failed_open": len(failed_open),
+            "failed_open": t["failed_open"],
             "failed_open_by_reason": dict(sorted(fail_reasons.items())),
             "warnings_dropped": dropped,
             "errors": errors,
@@ -266,8 +292,109 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
     }
 
 
+OUTCOMES = ("warned", "held", "denied", "avoided", "ignored", "failed_open")
+
+
+def day_start(ts: float) -> float:
+    """Local midnight of the day ``ts`` falls in (days are the user's days)."""
+    day = datetime.fromtimestamp(ts).date()
+    return datetime.combine(day, datetime.min.time()).timestamp()
+
+
+def outcomes_by_day(days: int = 14, now: float | None = None) -> list[dict[str, Any]]:
+    """:data:`OUTCOMES` per local day for the last ``days`` days (today included), oldest first.
+
+    Counted as :func:`compute_stats` counts them (one :func:`_tally` per day): a
+    hook call on the day the engine logged it, a verdict on the day it was
+    judged. ``denied`` is a rule's deny by the engine (as in ``outcomes``); a
+    deny from the rules snapshot while the engine was away is ``snapshot_denied``.
+    """
+    from twiceshy.recall import judge
+
+    if days < 1:
+        raise ValueError("days must be at least 1")
+    now = time.time() if now is None else now
+    starts = [day_start(now)]
+    for _ in range(days - 1):
+        starts.append(day_start(starts[-1] - 43200))  # noon of the day before: safe across DST
+    starts.reverse()
+    cutoff = starts[0]
+    events = [e for e in read_events(cutoff) if e.get("path") != "background" and e["ts"] <= now]
+    client = [f for f in read_failopen(cutoff) if f["ts"] <= now]
+    counted = [v for v in judge.verdicts() if v.get("counted") and cutoff <= v["ts"] <= now]
+    manual = [f for f in _jsonl([feedback_path()]) if cutoff <= float(f.get("ts") or 0) <= now]
+
+    def bucket(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        out: list[list[dict[str, Any]]] = [[] for _ in starts]
+        for item in items:
+            ts = float(item.get("ts") or 0)
+            out[bisect.bisect_right(starts, ts) - 1].append(item)
+        return out
+
+    per_day = zip(bucket(events), bucket(client), bucket(counted), bucket(manual))
+    rows = []
+    for start, (ev, cl, co, ma) in zip(starts, per_day):
+        t = _tally(ev, cl, co, ma)
+        row: dict[str, Any] = {"date": datetime.fromtimestamp(start).date().isoformat(), "start": start}
+        row.update({k: t["tally"]["IGNORED"] if k == "ignored" else t[k] for k in OUTCOMES})
+        row["snapshot_denied"] = t["snapshot_denied"]
+        row["pre_tool"] = t["pre_total"]
+        rows.append(row)
+    return rows
+
+
+def lesson_usefulness(ctx: EngineContext, limit: int = 10) -> dict[str, list[dict[str, Any]]]:
+    """The lessons that fired most and least usefully, all time.
+
+    Per lesson: ``matched`` (its hit count: every match, silenced ones too),
+    ``followed`` / ``ignored`` / ``irrelevant`` (the verdict counts stored on the
+    lesson by ``record_verdict``: the judge's and ``twiceshy feedback``),
+    ``avoided`` (counted FOLLOWED verdicts on a hold or an in-time warning, from
+    the judge's ledger) and ``net`` = followed - ignored - irrelevant.
+    *Most useful*: followed at least once, by avoided, net, matches. *Least
+    useful*: matched or judged, more ignored + irrelevant than followed (or
+    matched and never followed), worst net first, then most matches.
+    """
+    from twiceshy.recall import judge
+
+    avoided: dict[str, int] = {}
+    for v in judge.verdicts():
+        if v.get("counted") and v["verdict"] == "FOLLOWED" and v.get("kind") in AVOIDING_KINDS:
+            avoided[v["exp_id"]] = avoided.get(v["exp_id"], 0) + 1
+    rows = []
+    for e in ctx.store.all():
+        if not (e.hits or e.follows or e.ignores or e.irrelevant):
+            continue
+        rows.append(
+            {
+                "id": e.id,
+                "text": e.text,
+                "tier_label": e.tier_label,
+                "matched": e.hits,
+                "followed": e.follows,
+                "ignored": e.ignores,
+                "irrelevant": e.irrelevant,
+                "avoided": avoided.get(e.id, 0),
+                "net": e.follows - e.ignores - e.irrelevant,
+                "confidence": e.confidence,
+            }
+        )
+    most = sorted(
+        (r for r in rows if r["followed"] > 0), key=lambda r: (-r["avoided"], -r["net"], -r["matched"], r["id"])
+    )
+    least = sorted(
+        (r for r in rows if r["ignored"] + r["irrelevant"] > r["followed"] or (r["matched"] and not r["followed"])),
+        key=lambda r: (r["net"], -r["matched"], r["id"]),
+    )
+    return {"most": most[:limit], "least": least[:limit]}
+
+
 __all__ = [
+    "OUTCOMES",
     "compute_stats",
+    "day_start",
+    "lesson_usefulness",
+    "outcomes_by_day",
     "feedback_path",
     "parse_since",
     "percentile",

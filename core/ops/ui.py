@@ -1,4 +1,4 @@
-"""``twiceshy ui``: a local, read-only web page over the memory.
+"""``twiceshy ui``: a local dashboard over the memory — is it helping?
 
 Stdlib ``http.server`` (threaded), bound to 127.0.0.1 by default. A
 non-loopback address is refused unless the caller says so explicitly
@@ -7,34 +7,55 @@ loopback bind, requests whose ``Host`` header is not a loopback name are
 refused too (DNS rebinding: a web page elsewhere must not read your memory
 through your browser).
 
-Read-only by construction: GET and HEAD only (anything else is 405), and the
-handlers only call the store's read methods. Endpoints, all JSON:
+Reads are GET (and HEAD) and change nothing. Changes are POST only, and each
+must carry the server's CSRF token (a random per-process value embedded in
+the page, sent in the ``X-Twiceshy-Token`` header or a ``csrf_token`` form
+field, compared in constant time); a request whose ``Origin`` is not this
+server or whose ``Sec-Fetch-Site`` says cross-site is refused before that.
+Bodies are bounded (:data:`MAX_BODY`). Every change calls the same function
+the CLI calls (:mod:`twiceshy.ops.manage`, :mod:`twiceshy.learning.review`),
+through the store's normal write path. Errors are JSON ``{"error": "..."}``.
 
-* ``/api/summary`` — lessons per tier, topics, edges, version;
-* ``/api/lessons[?tier=rule]`` — every lesson (``to_dict`` plus ``tier_label``);
-* ``/api/graph[?id=ID&depth=2]`` — nodes and edges (whole graph, or one
-  lesson's neighbourhood);
-* ``/api/timeline?topic=T`` — a topic's lessons, oldest first;
-* ``/`` — one HTML page whose inline JS renders a tier table, the graph as
-  SVG and a timeline. Nothing is loaded from anywhere else (no CDN).
+Endpoints (JSON):
+
+* GET ``/api/summary`` — lessons per tier, topics, version;
+* GET ``/api/lessons[?tier=rule&limit=N]`` — lessons, strongest first;
+* GET ``/api/graph[?id=ID&depth=2]`` — nodes and edges;
+* GET ``/api/timeline?topic=T`` — a topic's lessons, oldest first;
+* GET ``/api/outcomes?days=14`` — warned, held, denied, avoided, ignored,
+  failed open per day (:func:`twiceshy.ops.stats.outcomes_by_day`) and totals;
+* GET ``/api/usefulness[?limit=10]`` — lessons that helped most and least;
+* GET ``/api/review`` — lessons held for review, with the guard's reasons;
+* GET ``/api/search?q=...&k=10`` — the store's search, as ``twiceshy search``;
+* POST ``/api/edit`` ``{"id", "changes": {...}}`` — as ``twiceshy edit``;
+* POST ``/api/forget`` ``{"id"}`` — as ``twiceshy forget``;
+* POST ``/api/review`` ``{"id", "action": "approve"|"reject"}`` — as ``twiceshy review``;
+* ``/`` — the page (:mod:`twiceshy.ops.ui_page`); nothing loaded from elsewhere.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import json
+import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.ops.ui_page import PAGE
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 MAX_NODES = 400
+MAX_BODY = 64 * 1024  # bytes of a POST body; an edit is a few hundred
+MAX_DAYS = 366
+TOKEN_HEADER = "X-Twiceshy-Token"
+WRITES = ("/api/edit", "/api/forget", "/api/review")
 
 
 class RemoteBindRefused(ValueError):
@@ -104,12 +125,12 @@ def summary(ctx: EngineContext) -> dict[str, Any]:
     }
 
 
-def lessons(ctx: EngineContext, tier: str | None = None) -> list[dict[str, Any]]:
+def lessons(ctx: EngineContext, tier: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
     from twiceshy.base.types import Tier
 
     where = {"tier": int(Tier.parse(tier))} if tier else None
     exps = sorted(ctx.store.all(where=where), key=lambda e: (e.tier, -e.confidence, e.id))
-    return [_lesson(e) for e in exps]
+    return [_lesson(e) for e in exps[:limit]]
 
 
 def graph(ctx: EngineContext, exp_id: str | None = None, depth: int = 2) -> dict[str, Any]:
@@ -155,6 +176,86 @@ def timeline(ctx: EngineContext, topic: str) -> list[dict[str, Any]]:
     return [_lesson(e) for e in topic_timeline(ctx, topic)]
 
 
+def outcomes(days: int = 14, now: float | None = None) -> dict[str, Any]:
+    """Outcomes per day and their totals over the window."""
+    from twiceshy.ops.stats import OUTCOMES, outcomes_by_day
+
+    rows = outcomes_by_day(days, now=now)
+    totals = {k: sum(r[k] for r in rows) for k in (*OUTCOMES, "snapshot_denied", "pre_tool")}
+    return {"days": rows, "totals": totals, "from": rows[0]["start"], "outcomes": list(OUTCOMES)}
+
+
+def usefulness(ctx: EngineContext, limit: int = 10) -> dict[str, Any]:
+    from twiceshy.ops.stats import lesson_usefulness
+
+    return lesson_usefulness(ctx, limit=limit)
+
+
+def held(ctx: EngineContext) -> list[dict[str, Any]]:
+    """Lessons the poisoning guard holds, oldest first, with its reasons."""
+    from twiceshy.learning import review as guard
+
+    return [{**_lesson(e), "reasons": guard.reasons_of(e)} for e in guard.held_lessons(ctx.store)]
+
+
+def search(ctx: EngineContext, query: str, k: int = 10) -> list[dict[str, Any]]:
+    """``twiceshy search`` from the folder the server runs in (global lessons plus that project's)."""
+    from pathlib import Path
+
+    from twiceshy.base.project import fingerprint
+    from twiceshy.ops.manage import search_lessons
+
+    found = search_lessons(ctx, query, k=k, project=fingerprint(str(Path.cwd())))
+    return [{**_lesson(e), "score": round(score, 4)} for e, score in found]
+
+
+def _int(query: dict[str, str], key: str, default: int, low: int, high: int) -> int:
+    raw = query.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, not {raw!r}") from None
+    if not low <= value <= high:
+        raise ValueError(f"{key} must be from {low} to {high}")
+    return value
+
+
+# --------------------------------------------------------------------------
+# Changes (POST): the CLI's own functions
+# --------------------------------------------------------------------------
+
+
+def apply_write(ctx: EngineContext, path: str, data: Any) -> dict[str, Any]:
+    """One change from the dashboard; raises ``LessonError`` for bad input."""
+    from twiceshy.ops import manage
+
+    if not isinstance(data, dict):
+        raise manage.LessonError("the request body must be a JSON object")
+    exp_id = data.get("id")
+    if not isinstance(exp_id, str) or not exp_id.strip():
+        raise manage.LessonError("id is required")
+    exp_id = exp_id.strip()
+    if path == "/api/edit":
+        changes = data.get("changes")
+        if changes is None:  # a plain form posts the fields themselves
+            changes = {k: v for k, v in data.items() if k in manage.EDITABLE}
+        if not isinstance(changes, dict) or not changes:
+            raise manage.LessonError(f"nothing to change: give changes with any of {', '.join(manage.EDITABLE)}")
+        exp = manage.get_lesson(ctx, exp_id)
+        changed = manage.apply_edit(ctx, exp, changes)
+        return {"ok": True, "changed": changed, "lesson": _lesson(exp)}
+    if path == "/api/forget":
+        exp = manage.forget_lesson(ctx, exp_id)
+        return {"ok": True, "forgot": exp.id}
+    if path == "/api/review":
+        action = data.get("action")
+        exp = manage.review_lesson(ctx, exp_id, str(action))
+        return {"ok": True, "action": action, "lesson": _lesson(exp)}
+    raise manage.LessonError(f"no such action {path}")
+
+
 # --------------------------------------------------------------------------
 # HTTP
 # --------------------------------------------------------------------------
@@ -167,6 +268,9 @@ class UIServer(ThreadingHTTPServer):
         self.ctx = ctx
         self.check_host = check_host
         self.store_lock = threading.Lock()
+        # Per process: a page from an earlier run (or another server) cannot make changes.
+        self.token = secrets.token_urlsafe(32)
+        self.page = PAGE.replace("__CSRF_TOKEN__", self.token).encode("utf-8")
         super().__init__(address, Handler)
 
     @property
@@ -180,6 +284,7 @@ class UIServer(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: UIServer
     server_version = "twiceshy-ui"
+    timeout = 30  # a client that stops sending mid-request does not hold a thread for ever
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: no request log on stderr
         return
@@ -190,11 +295,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Referrer-Policy", "no-referrer")
         self.send_header(
             "Content-Security-Policy",
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-            "connect-src 'self'; img-src 'self' data:",
+            "connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
         )
+        if status == 405:
+            self.send_header("Allow", "GET, HEAD, POST" if urlsplit(self.path).path in WRITES else "GET, HEAD")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -212,6 +321,27 @@ class Handler(BaseHTTPRequestHandler):
             name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
         return name.lower() in LOOPBACK_NAMES
 
+    def _cross_site(self) -> str | None:
+        """Why a change request comes from another site, or None. Browsers send
+        ``Origin`` on every POST and ``Sec-Fetch-Site`` on most; scripts send neither."""
+        origin = self.headers.get("Origin")
+        if origin is not None:
+            own = "http://" + (self.headers.get("Host") or "").strip().lower()
+            if origin.strip().lower() != own:
+                return f"cross-origin request from {origin[:100]} refused"
+        site = (self.headers.get("Sec-Fetch-Site") or "").strip().lower()
+        if site and site not in ("same-origin", "none"):
+            return f"{site} request refused"
+        return None
+
+    def _token_ok(self, data: Any) -> bool:
+        token = self.headers.get(TOKEN_HEADER)
+        if token is None and isinstance(data, dict) and isinstance(data.get("csrf_token"), str):
+            token = data["csrf_token"]
+        if not token:
+            return False
+        return hmac.compare_digest(token.encode("utf-8", "replace"), self.server.token.encode("utf-8"))
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if not self._host_ok():
             self._json(403, {"error": "Host header is not a loopback name"})
@@ -221,38 +351,113 @@ class Handler(BaseHTTPRequestHandler):
         ctx = self.server.ctx
         try:
             if parts.path in ("/", "/index.html"):
-                self._send(200, PAGE.encode("utf-8"), "text/html; charset=utf-8")
+                self._send(200, self.server.page, "text/html; charset=utf-8")
                 return
             with self.server.store_lock:
                 ctx.store.refresh_if_stale()  # another process (engine, CLI) may have written
                 if parts.path == "/api/summary":
                     self._json(200, summary(ctx))
                 elif parts.path == "/api/lessons":
-                    self._json(200, lessons(ctx, query.get("tier")))
+                    limit = _int(query, "limit", 0, 0, 10**9) or None
+                    self._json(200, lessons(ctx, query.get("tier"), limit))
                 elif parts.path == "/api/graph":
-                    depth = int(query.get("depth", "2"))
+                    depth = _int(query, "depth", 2, 0, 10)
                     self._json(200, graph(ctx, query.get("id") or None, depth))
                 elif parts.path == "/api/timeline":
                     if not query.get("topic"):
                         self._json(400, {"error": "topic is required"})
                     else:
                         self._json(200, timeline(ctx, query["topic"]))
+                elif parts.path == "/api/outcomes":
+                    self._json(200, outcomes(_int(query, "days", 14, 1, MAX_DAYS)))
+                elif parts.path == "/api/usefulness":
+                    self._json(200, usefulness(ctx, _int(query, "limit", 10, 1, 100)))
+                elif parts.path == "/api/review":
+                    self._json(200, held(ctx))
+                elif parts.path == "/api/search":
+                    self._json(200, search(ctx, query.get("q", ""), _int(query, "k", 10, 1, 200)))
                 else:
                     self._json(404, {"error": f"no such page {parts.path}"})
-        except KeyError as exc:
-            self._json(404, {"error": f"no lesson {exc.args[0]}"})
-        except ValueError as exc:
-            self._json(400, {"error": str(exc)})
         except Exception as exc:
-            record_error("ui.request", exc, path=parts.path)
-            self._json(500, {"error": f"{type(exc).__name__}: {exc}"})
+            self._error(exc, parts.path)
 
     do_HEAD = do_GET
 
-    def _read_only(self) -> None:
-        self._json(405, {"error": "read-only: only GET and HEAD"})
+    def _error(self, exc: Exception, path: str) -> None:
+        from twiceshy.ops.manage import NoSuchLesson
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _read_only
+        if isinstance(exc, NoSuchLesson):
+            self._json(404, {"error": str(exc)})
+        elif isinstance(exc, KeyError):
+            self._json(404, {"error": f"no lesson {exc.args[0]}"})
+        elif isinstance(exc, ValueError):
+            self._json(400, {"error": str(exc)})
+        else:
+            record_error("ui.request", exc, path=path)
+            self._json(500, {"error": f"{type(exc).__name__}: {exc}"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        if not self._host_ok():
+            self._json(403, {"error": "Host header is not a loopback name"})
+            return
+        path = urlsplit(self.path).path
+        if path not in WRITES:
+            self._json(405, {"error": "read-only: only GET and HEAD here"})
+            return
+        refused = self._cross_site()
+        if refused:
+            self._json(403, {"error": refused})
+            return
+        raw_length = self.headers.get("Content-Length")
+        if raw_length is None:
+            self._json(411, {"error": "Content-Length is required"})
+            return
+        try:
+            length = int(raw_length)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            self.close_connection = True
+            self._json(400, {"error": "bad Content-Length"})
+            return
+        if length > MAX_BODY:
+            self.close_connection = True  # the body is never read: the connection cannot be reused
+            self._json(413, {"error": f"request body too large ({length} bytes, at most {MAX_BODY})"})
+            return
+        body = self.rfile.read(length)
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        data: Any = None
+        problem = None
+        if ctype == "application/json":
+            try:
+                data = json.loads(body.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                problem = "the request body is not valid JSON"
+        elif ctype == "application/x-www-form-urlencoded":
+            data = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
+        else:
+            problem = "send application/json (or a form)"
+        if not self._token_ok(data):
+            self._json(403, {"error": "missing or wrong CSRF token: reload the dashboard page"})
+            return
+        if problem:
+            self._json(415 if "send" in problem else 400, {"error": problem})
+            return
+        if isinstance(data, dict):
+            data.pop("csrf_token", None)
+        ctx = self.server.ctx
+        try:
+            with self.server.store_lock:
+                ctx.store.refresh_if_stale()
+                result = apply_write(ctx, path, data)
+            self._json(200, result)
+        except Exception as exc:
+            self._error(exc, path)
+
+    def _not_allowed(self) -> None:
+        self._json(405, {"error": "only GET and HEAD (and POST for changes)"})
+
+    do_PUT = do_DELETE = do_PATCH = _not_allowed
 
 
 def make_server(ctx: EngineContext, host: str = "127.0.0.1", port: int = 0, allow_remote: bool = False) -> UIServer:
@@ -266,173 +471,21 @@ def make_server(ctx: EngineContext, host: str = "127.0.0.1", port: int = 0, allo
     return UIServer((host.strip("[]"), port), ctx, check_host=loopback)
 
 
-PAGE = r"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>twiceshy memory</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5rem 2rem; color: #222; }
-h1 { font-size: 1.4rem; margin: 1rem 0 .2rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
-table { border-collapse: collapse; width: 100%; } td, th { border-bottom: 1px solid #ddd; padding: .25rem .4rem; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; } .num { text-align: right; } .muted { color: #777; }
-.tier-principle { color: #6a1b9a; } .tier-rule { color: #b71c1c; } .tier-qa { color: #1565c0; } .tier-raw { color: #555; }
-.superseded { text-decoration: line-through; color: #999; }
-#tiers span { display: inline-block; margin-right: 1rem; padding: .2rem .6rem; border-radius: .3rem; background: #f1f1f1; }
-svg { border: 1px solid #ddd; background: #fcfcfc; max-width: 100%; }
-.legend span { margin-right: 1rem; }
-</style>
-</head>
-<body data-ready="0">
-<h1>twiceshy memory</h1>
-<div class="muted">read-only view; reload to refresh</div>
-<h2>Tiers</h2>
-<div id="tiers">loading…</div>
-<h2>Lessons</h2>
-<table id="lessons"><thead><tr><th>tier</th><th>id</th><th class="num">conf</th><th class="num">seen</th><th class="num">followed</th><th class="num">ignored</th><th>topic</th><th>lesson</th></tr></thead><tbody></tbody></table>
-<h2>Experience graph</h2>
-<div class="legend"><span style="color:#6a1b9a">● principle</span><span style="color:#b71c1c">● rule</span><span style="color:#1565c0">● qa</span><span style="color:#777">● raw</span>
-<span>— generalizes</span><span style="color:#e65100">— supersedes</span><span style="color:#999">┄ relates-to</span></div>
-<svg id="graph" width="900" height="520" viewBox="0 0 900 520" xmlns="http://www.w3.org/2000/svg"></svg>
-<h2>Timeline</h2>
-<label>topic <select id="topic"></select></label>
-<ol id="timeline"></ol>
-<script>
-"use strict";
-const TIER_COLOR = {principle: "#6a1b9a", rule: "#b71c1c", qa: "#1565c0", raw: "#777"};
-const EDGE_STYLE = {generalizes: ["#444", ""], supersedes: ["#e65100", ""], "relates-to": ["#999", "4 3"]};
-const SVGNS = "http://www.w3.org/2000/svg";
-function el(tag, attrs, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-function svg(tag, attrs, text) {
-  const node = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-async function getJSON(url) {
-  const r = await fetch(url, {headers: {"Accept": "application/json"}});
-  if (!r.ok) throw new Error(url + ": " + r.status);
-  return r.json();
-}
-function renderTiers(s) {
-  const box = document.getElementById("tiers");
-  box.textContent = "";
-  for (const [label, n] of Object.entries(s.tiers)) {
-    const span = el("span", {"class": "tier tier-" + label, "data-tier": label, "data-count": String(n)}, label + ": " + n);
-    box.appendChild(span);
-  }
-  box.appendChild(el("span", {"class": "muted", id: "total"}, s.lessons + " lessons, " + s.superseded + " superseded"));
-}
-function renderLessons(list) {
-  const body = document.querySelector("#lessons tbody");
-  body.textContent = "";
-  for (const e of list) {
-    const tr = el("tr", {"class": "lesson", "data-id": e.id, "data-tier": e.tier_label});
-    tr.appendChild(el("td", {"class": "tier-" + e.tier_label}, e.tier_label));
-    tr.appendChild(el("td", {}, e.id));
-    tr.appendChild(el("td", {"class": "num"}, Number(e.confidence).toFixed(2)));
-    tr.appendChild(el("td", {"class": "num"}, String(e.seen_count)));
-    tr.appendChild(el("td", {"class": "num"}, String(e.follows)));
-    tr.appendChild(el("td", {"class": "num"}, String(e.ignores)));
-    tr.appendChild(el("td", {}, e.topic || ""));
-    tr.appendChild(el("td", {"class": e.superseded_by ? "superseded" : ""}, e.text));
-    body.appendChild(tr);
-  }
-}
-function layout(nodes) {
-  // Rings by tier: principles in the middle, raw lessons outside.
-  const order = {principle: 0, rule: 1, qa: 2, raw: 3};
-  const rings = [[], [], [], []];
-  for (const n of nodes) rings[order[n.tier_label]].push(n);
-  const pos = {};
-  const cx = 450, cy = 260;
-  rings.forEach((ring, i) => {
-    const radius = ring.length === 1 && i === 0 ? 0 : 50 + i * 65;
-    ring.forEach((n, j) => {
-      const a = (2 * Math.PI * j) / Math.max(ring.length, 1) + i * 0.4;
-      pos[n.id] = [cx + radius * Math.cos(a), cy + radius * Math.sin(a)];
-    });
-  });
-  return pos;
-}
-function renderGraph(g) {
-  const box = document.getElementById("graph");
-  box.textContent = "";
-  const pos = layout(g.nodes);
-  for (const e of g.edges) {
-    const a = pos[e.src], b = pos[e.dst];
-    if (!a || !b) continue;
-    const [color, dash] = EDGE_STYLE[e.type] || ["#999", ""];
-    const line = svg("line", {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: color, "stroke-width": 1.5,
-                              "class": "edge", "data-type": e.type, "data-src": e.src, "data-dst": e.dst});
-    if (dash) line.setAttribute("stroke-dasharray", dash);
-    line.appendChild(svg("title", {}, e.type));
-    box.appendChild(line);
-  }
-  for (const n of g.nodes) {
-    const [x, y] = pos[n.id];
-    const group = svg("g", {"class": "node", "data-id": n.id, "data-tier": n.tier_label});
-    group.appendChild(svg("circle", {cx: x, cy: y, r: n.tier_label === "principle" ? 11 : 8,
-                                     fill: TIER_COLOR[n.tier_label], opacity: n.superseded_by ? 0.35 : 0.9}));
-    group.appendChild(svg("title", {}, "[" + n.tier_label + "] " + n.text));
-    group.appendChild(svg("text", {x: x + 10, y: y + 4, "font-size": 10, fill: "#333"}, n.text.slice(0, 28)));
-    box.appendChild(group);
-  }
-}
-async function renderTimeline(topic) {
-  const list = document.getElementById("timeline");
-  list.textContent = "";
-  if (!topic) return;
-  const items = await getJSON("/api/timeline?topic=" + encodeURIComponent(topic));
-  for (const e of items) {
-    const when = new Date(e.created_at * 1000).toISOString().slice(0, 16).replace("T", " ");
-    const li = el("li", {"class": "event", "data-id": e.id, "data-tier": e.tier_label});
-    li.appendChild(el("span", {"class": "muted"}, when + " "));
-    li.appendChild(el("span", {"class": "tier-" + e.tier_label}, "[" + e.tier_label + "] "));
-    li.appendChild(el("span", {"class": e.superseded_by ? "superseded" : ""}, e.text));
-    if (e.superseded_by) li.appendChild(el("span", {"class": "muted"}, " — superseded by " + e.superseded_by));
-    list.appendChild(li);
-  }
-}
-async function main() {
-  try {
-    const [s, list, g] = await Promise.all([getJSON("/api/summary"), getJSON("/api/lessons"), getJSON("/api/graph")]);
-    renderTiers(s);
-    renderLessons(list);
-    renderGraph(g);
-    const select = document.getElementById("topic");
-    for (const t of s.topics) select.appendChild(el("option", {value: t.topic}, t.topic + " (" + t.lessons + ")"));
-    const wanted = new URLSearchParams(location.search).get("topic");
-    if (wanted) select.value = wanted;
-    select.addEventListener("change", () => renderTimeline(select.value));
-    await renderTimeline(select.value);
-    document.body.setAttribute("data-ready", "1");
-  } catch (err) {
-    document.body.setAttribute("data-ready", "error");
-    document.body.appendChild(el("pre", {id: "error"}, String(err)));
-  }
-}
-main();
-</script>
-</body>
-</html>
-"""
-
-
 __all__ = [
+    "MAX_BODY",
     "PAGE",
+    "TOKEN_HEADER",
     "RemoteBindRefused",
     "UIServer",
+    "apply_write",
     "graph",
+    "held",
     "is_loopback",
     "lessons",
     "make_server",
+    "outcomes",
+    "search",
     "summary",
     "timeline",
+    "usefulness",
 ]
