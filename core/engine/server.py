@@ -332,6 +332,7 @@ class Engine:
         self._warm_written: str | None = None
         self._drops = _DropReader(self.paths.home)
         self._delivered: dict[str, tuple[str, list[str]]] = {}  # wire id -> (session, lesson ids warned)
+        self._reads: Any = None  # twiceshy.engine.readcmd.ReadRunner, made on the first read command
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -860,6 +861,13 @@ class Engine:
         started = time.perf_counter()
         entry: dict[str, Any] = {}
         agent, event, event_id, payload = request
+        if agent == "-" and event == "read":
+            # A read command (twiceshy list, search ...): handed to its own thread at once,
+            # so it never holds a hook worker (twiceshy.engine.readcmd).
+            with self._active_lock:
+                self._active -= 1
+            self._read_runner().take(conn, payload)
+            return
         try:
             if agent == "-":
                 out = self._control(event)
@@ -1020,6 +1028,15 @@ class Engine:
             self._note_delivery(event_id, event.session_id, session.get("shown_log") or [], log_before)
         return out
 
+    def _read_runner(self) -> Any:
+        if self._reads is None:
+            from twiceshy.engine.readcmd import ReadRunner
+
+            with self._active_lock:
+                if self._reads is None:
+                    self._reads = ReadRunner(self)
+        return self._reads
+
     def _control(self, command: str) -> NativeOutput:
         if command == "ping":
             return NativeOutput(stdout=json.dumps(self.status()))
@@ -1053,6 +1070,7 @@ class Engine:
             "rss_bytes": rss_bytes(os.getpid()),
             "idle_timeout_s": self.idle_timeout_s,
             "spool_pending": pending,
+            "reads": self._reads.status() if self._reads is not None else None,
             "workers": [getattr(w, "__name__", str(w)) for w in getattr(self, "_workers", BACKGROUND_WORKERS)],
             "python": sys.executable,
         }

@@ -1,0 +1,216 @@
+"""The CLI's fast path: read commands answered by the running engine.
+
+``twiceshy list`` (``search``, ``show``, ``graph``, ``timeline``, ``projects``,
+``review``, ``suggest``, ``stats``, ``health``, ``context``) costs a second or
+more in a fresh process: click, the plugins, chromadb and the embedding model
+load before the first line. When an engine runs for this ``TWICESHY_HOME``,
+:func:`try_engine` sends the command line to it instead — before anything
+heavy is imported (this module needs the standard library and
+:mod:`twiceshy.hooks.wire` only) — prints its answer and returns the command's
+exit code. The engine runs the same click command on its warm store
+(:mod:`twiceshy.engine.readcmd`), with this process's working directory,
+terminal and ``TWICESHY_*`` environment, so the output is the in-process
+output.
+
+Arguments are not parsed here: click parses them in the engine, so a bad
+option gets click's own error and exit code 2, word for word. Routed are
+only invocations that cannot write: ``context --write``, ``projects
+--promote``, ``review --approve/--reject`` and any ``--help`` run in-process.
+
+Whenever the engine cannot answer — none runs, it declines (busy with another
+read, still loading, another configuration), it does not take the request
+within ``TWICESHY_READ_ACCEPT_S`` (default 2 s: hung, stopped) or does not
+finish within ``TWICESHY_READ_TIMEOUT_S`` (default 60 s) — :func:`try_engine`
+returns None and the command runs in-process exactly as before.
+``TWICESHY_READ_VIA_ENGINE=0`` turns the fast path off.
+"""
+
+import os
+import sys
+import time
+
+from twiceshy.hooks import wire
+
+#: Commands that only read (the engine keeps its own list: twiceshy.engine.readcmd.READ_COMMANDS).
+ROUTED = frozenset(
+    {"list", "search", "show", "graph", "timeline", "projects", "review", "suggest", "stats", "health", "context"}
+)
+#: Options that make a routed command write (or interactive): such invocations run in-process.
+WRITING = {"context": ("--write",), "projects": ("--promote",), "review": ("--approve", "--reject")}
+RICH_ENV = (
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+    "JUPYTER_COLUMNS",
+    "JUPYTER_LINES",
+)
+ACCEPT_S = 2.0
+TIMEOUT_S = 60.0
+MAX_REPLY = 1 << 30
+
+
+def routable(argv):
+    """Is this command line a read the engine may answer?"""
+    if not argv or argv[0] not in ROUTED:
+        return False
+    rest = argv[1:]
+    if "--help" in rest:
+        return False
+    for option in WRITING.get(argv[0], ()):
+        if any(word == option or word.startswith(option + "=") for word in rest):
+            return False
+    return True
+
+
+def home_dir():
+    home = os.environ.get("TWICESHY_HOME")
+    if home:
+        return wire.norm_home(home)
+    from twiceshy.base.paths import data_dir  # platformdirs, no more
+
+    return wire.norm_home(str(data_dir()))
+
+
+def _float_env(name, default):
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+def _terminal():
+    """What rich and click would see of this process's terminal."""
+    sizes = {}
+    for fd in (0, 1, 2):
+        try:
+            size = os.get_terminal_size(fd)
+        except (AttributeError, ValueError, OSError):
+            continue
+        sizes[str(fd)] = [size.columns, size.lines]
+    tty = {}
+    encoding = {}
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            tty[name] = bool(stream.isatty())
+        except (AttributeError, ValueError):
+            tty[name] = False
+        encoding[name] = getattr(stream, "encoding", None) or "utf-8"
+    return sizes, tty, encoding
+
+
+def request_payload(argv):
+    import json
+
+    sizes, tty, encoding = _terminal()
+    env = {k: v for k, v in os.environ.items() if k.startswith(("TWICESHY_", "_TWICESHY")) or k in RICH_ENV}
+    data = {"argv": list(argv), "cwd": os.getcwd(), "env": env, "tty": tty, "encoding": encoding, "sizes": sizes}
+    return json.dumps(data).encode("utf-8", "surrogateescape")
+
+
+def ask(home, argv, accept_s=None, timeout_s=None):
+    """The engine's answer to ``argv`` as ``(exit_code, stdout, stderr, page)``
+    (bytes), or None when it cannot answer (see the module docstring)."""
+    accept_s = _float_env("TWICESHY_READ_ACCEPT_S", ACCEPT_S) if accept_s is None else accept_s
+    timeout_s = _float_env("TWICESHY_READ_TIMEOUT_S", TIMEOUT_S) if timeout_s is None else timeout_s
+    try:
+        family, address, token = wire.engine_address(home)
+    except (wire.EngineDown, OSError):
+        return None
+    if family == getattr(wire._socket, "AF_UNIX", None) and not os.path.exists(address):
+        return None  # no engine: the common case costs one stat
+    payload = request_payload(argv)
+    start = time.monotonic()
+    sock = wire._socket.socket(family, wire._socket.SOCK_STREAM)
+    try:
+        sock.settimeout(accept_s)
+        sock.connect(address)
+        header = "%s - read - %d %s\n" % (wire.PROTOCOL, len(payload), token)
+        sock.sendall(header.encode("ascii") + payload)
+        received = bytearray()
+        accepted = False
+        deadline = start + accept_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            sock.settimeout(remaining)
+            chunk = sock.recv(1 << 20)
+            if not chunk:
+                break
+            received += chunk
+            if not accepted:
+                nl = received.find(b"\n")
+                if nl < 0:
+                    if len(received) > 200:
+                        return None
+                    continue
+                if bytes(received[:nl]) != b"+":
+                    return None  # declined: busy, loading, another configuration ...
+                del received[: nl + 1]
+                accepted = True
+                deadline = start + timeout_s
+            if len(received) > MAX_REPLY:
+                return None
+    except OSError:  # refused, reset, timed out
+        return None
+    finally:
+        sock.close()
+    if not accepted:
+        return None
+    return _parse(bytes(received))
+
+
+def _parse(data):
+    nl = data.find(b"\n", 0, 100)
+    if nl < 0:
+        return None
+    parts = data[:nl].split(b" ")
+    if len(parts) != 5 or parts[0] != b"R":
+        return None
+    try:
+        code, n_out, n_err, page = (int(p) for p in parts[1:])
+    except ValueError:
+        return None
+    body = data[nl + 1 :]
+    if n_out < 0 or n_err < 0 or n_out + n_err != len(body):
+        return None
+    return code, body[:n_out], body[n_out:], bool(page)
+
+
+def try_engine(argv):
+    """Run ``argv`` through the engine; its exit code, or None to run it in-process."""
+    if os.environ.get("TWICESHY_READ_VIA_ENGINE", "1") == "0" or not routable(argv):
+        return None
+    try:
+        home = home_dir()
+    except Exception:
+        return None
+    reply = ask(home, argv)
+    if reply is None:
+        return None
+    code, out, err, page = reply
+    text = out.decode("utf-8", "surrogateescape")
+    if page:
+        import click  # as `list --all` would page in-process
+
+        click.echo_via_pager(text)
+    elif text:
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `twiceshy list | head`: as click does, quietly exit 1
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+    if err:
+        sys.stderr.write(err.decode("utf-8", "surrogateescape"))
+        sys.stderr.flush()
+    return code
+
+
+__all__ = ["ROUTED", "ask", "routable", "try_engine"]
