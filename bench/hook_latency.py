@@ -17,9 +17,19 @@ own per-request time from ``events.jsonl``. Run::
 
     python bench/hook_latency.py                      # 1k, 10k, 100k
     python bench/hook_latency.py --sizes 1000 -n 50   # quick
+    python bench/hook_latency.py --home /tmp/s18/home100k -n 200   # a copy of an existing store
 
-Targets (docs/engine.md): at 10k, searched p50 <= 30 ms and p99 <= 80 ms;
-fail-open p99 <= 60 ms.
+``--home`` copies an existing data dir (``cp -a``; the original is never
+written) instead of building one; its store must hold the lesson for
+``rm -rf build`` (``bench/scale.py``'s ``build()`` adds it).
+
+Memory: the engine's RSS right after it answers, after the scenarios (every
+searched call touches lessons, so the store's generation moves and the
+background threads keep the warm-start cache in step) and its peak
+(``VmHWM``); and the RSS of an engine cold-started from the warm cache.
+
+Targets (issue #18): searched p50 <= 25 ms and p99 <= 60 ms at 10k, p50 <= 35 ms,
+p99 <= 80 ms and engine RSS <= 600 MB at 100k; fail-open p99 <= 60 ms.
 """
 
 from __future__ import annotations
@@ -189,6 +199,51 @@ def build_store(home: Path, size: int, seed: int = 7) -> float:
     return time.perf_counter() - started
 
 
+def copy_store(source: Path, home: Path) -> float:
+    """Copy an existing data dir (without its engine's runtime files); returns seconds taken."""
+    started = time.perf_counter()
+    if not (source / "store").is_dir():
+        raise SystemExit(f"--home {source}: no store in it")
+    home.rmdir()
+    subprocess.run(["cp", "-a", str(source), str(home)], check=True)
+    for name in ("engine.pid", "engine.sock", "engine.lock", "engine.starting", "events.jsonl"):
+        (home / name).unlink(missing_ok=True)
+    return time.perf_counter() - started
+
+
+def store_size(home: Path) -> int:
+    """Lessons in ``home``'s store; checks the hit and no-hit commands behave as the bench expects."""
+    os.environ["TWICESHY_HOME"] = str(home)
+    os.environ["TWICESHY_CONFIG_DIR"] = str(home / "config")
+    from twiceshy.engine.context import make_context
+
+    ctx = make_context(None)
+    store = ctx.store
+    min_score = ctx.config.get("retrieval", "min_score")
+    hit = store.search(HIT_COMMAND, k=1)
+    miss = store.search(NO_HIT_COMMAND, k=1)
+    assert hit and hit[0][1] >= min_score, f"no lesson for {HIT_COMMAND!r} in {home}"
+    assert not miss or miss[0][1] < min_score, f"no-hit query scores {miss[0][1]:.2f}"
+    size = int(store.count())
+    del ctx, store
+    return size
+
+
+def peak_rss_bytes(pid: int) -> int | None:
+    """Peak resident memory (``VmHWM``) of ``pid``, or None."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def mb(value: int | None) -> float:
+    return round((value or 0) / 1e6, 1)
+
+
 def time_client(
     home: Path, body: bytes, n: int, extra_env: dict[str, str] | None = None, expect: bytes | None = None
 ) -> tuple[list[float], int]:
@@ -261,8 +316,9 @@ def main() -> int:
     parser.add_argument("--cold-n", type=int, default=2, help="cold starts timed per size")
     parser.add_argument("--json", dest="json_out", help="also write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dirs")
+    parser.add_argument("--home", type=Path, help="copy this existing data dir instead of building stores")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",") if s]
+    sizes = [0] if args.home else [int(s) for s in args.sizes.split(",") if s]
 
     print(
         f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; n={args.n}, in-process n={args.inproc_n}"
@@ -275,14 +331,19 @@ def main() -> int:
         for size in sizes:
             home = root / f"h{size}"
             home.mkdir()
-            built = build_store(home, size)
+            if args.home:
+                built = copy_store(args.home, home)
+                size = store_size(home)
+            else:
+                built = build_store(home, size)
             engine_mod.spawn_detached(home, env=env_for(home))
-            status = engine_mod.wait_ready(home, timeout=120)
+            status = engine_mod.wait_ready(home, timeout=300)
             assert status is not None, (home / "engine.log").read_text()
             ready_s = status["uptime_s"]
-            row: dict = {"build_s": round(built, 1), "engine_ready_s": ready_s}
+            row: dict = {"build_s": round(built, 1), "engine_ready_s": ready_s, "copied": bool(args.home)}
             # warm-up (first calls after start pay one-off costs)
             time_client(home, payload(HIT_COMMAND, f"warm{next(session)}"), 5)
+            row["rss_ready_mb"] = mb(engine_mod.rss_bytes(status["pid"]))
             scenarios = {
                 "read-only": (lambda: payload(READ_ONLY_COMMAND, "ro"), None),
                 "hit": (lambda: payload(HIT_COMMAND, f"s{next(session)}"), expect),
@@ -306,7 +367,9 @@ def main() -> int:
             down_home.mkdir()
             times, _ = time_client(down_home, payload(HIT_COMMAND, "down"), args.n, {"TWICESHY_NO_AUTOSTART": "1"})
             row["down"] = summary(times)
-            row["engine_rss_mb"] = round((engine_mod.rss_bytes(status["pid"]) or 0) / 1e6, 1)
+            row["engine_rss_mb"] = mb(engine_mod.rss_bytes(status["pid"]))
+            row["engine_peak_rss_mb"] = mb(peak_rss_bytes(status["pid"]))
+            row["warm_cache"] = (home / "store" / "warmstart.bin").exists()
             engine_mod.stop(home)
             # the in-process path, same calls
             inproc = {}
@@ -321,17 +384,21 @@ def main() -> int:
                     inproc[name]["warned"] = matched
             row["in-process"] = inproc
             # cold start: the first hook finds no engine, spawns one and fails open
-            first, ready = [], []
+            first, ready, cold_rss = [], [], []
             for _ in range(args.cold_n):
                 t, _ = time_client(home, payload(HIT_COMMAND, f"cold{next(session)}"), 1)
                 started = time.perf_counter() - t[0] / 1000
-                assert engine_mod.wait_ready(home, timeout=120) is not None
+                cold_status = engine_mod.wait_ready(home, timeout=300)
+                assert cold_status is not None
                 ready.append(time.perf_counter() - started)
                 first += t
+                time_client(home, payload(HIT_COMMAND, f"cold{next(session)}"), 5)
+                cold_rss.append(mb(engine_mod.rss_bytes(cold_status["pid"])))
                 engine_mod.stop(home)
             row["cold"] = {
                 "first_call_ms": statistics.median(first) if first else None,
                 "ready_s": statistics.median(ready) if ready else None,
+                "rss_mb": statistics.median(cold_rss) if cold_rss else None,
             }
             results["sizes"][size] = row
             print_size(size, row, args)
@@ -353,7 +420,12 @@ def main() -> int:
 
 def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
     print(
-        f"\n== {size:,} experiences (store built in {row['build_s']}s, engine ready in {row['engine_ready_s']}s, RSS {row['engine_rss_mb']} MB)"
+        f"\n== {size:,} experiences (store {'copied' if row.get('copied') else 'built'} in {row['build_s']}s,"
+        f" engine ready in {row['engine_ready_s']}s)"
+    )
+    print(
+        f"engine RSS {row['rss_ready_mb']} MB when ready, {row['engine_rss_mb']} MB after the scenarios,"
+        f" peak {row['engine_peak_rss_mb']} MB (warm-start cache written: {row['warm_cache']})"
     )
     print(
         f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s} {'engine p50':>10s} {'floor p50':>9s} {'/floor':>6s}"
@@ -372,7 +444,8 @@ def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
     cold = row.get("cold") or {}
     if cold.get("first_call_ms") is not None:
         print(
-            f"cold start: first call {cold['first_call_ms']:.0f} ms (spawns the engine, fails open); engine answering after {cold['ready_s']:.1f} s"
+            f"cold start: first call {cold['first_call_ms']:.0f} ms (spawns the engine, fails open); engine answering after"
+            f" {cold['ready_s']:.1f} s, RSS {cold['rss_mb']} MB"
         )
     sys.stdout.flush()
 

@@ -60,6 +60,7 @@ WORKERS = 4  # requests answered at once (bounded pool; reading never occupies a
 READY_WAIT_S = 60.0  # a hook request that arrives while the engine loads waits at most this
 WARM_CACHE_EVERY_S = 10.0  # how often the warm-start cache is checked against the store
 WARM_CACHE_AT_EXIT_MAX = 20_000  # lessons up to which a stopping engine still writes the cache
+WARM_CACHE_IDLE_S = 30.0  # a larger store's cache is rewritten only after this long without a request
 # Not needed for the first answer: none of these may be imported before it
 # (status reports any that were; tests/test_cold_start.py checks).
 HEAVY_MODULES = ("chromadb", "litellm", "mcp", "rich", "twiceshy.ops.ui", "httpx")
@@ -452,9 +453,17 @@ class Engine:
             record_error("engine.store", exc)
             return
         if hasattr(real, "enable_index"):
-            real.enable_index(background=True)  # in-memory index (twiceshy.memory.index)
+            # The in-memory index (twiceshy.memory.index), seeded from the warm
+            # cache's vectors (the journal replays what changed since), loaded
+            # here while the cache answers: Chroma's own vector index is never
+            # searched, so it is not loaded for reads.
+            try:
+                real.enable_index(background=False, seed=warm.cache)
+            except Exception as exc:
+                record_error("engine.index", exc)
         if self.ctx is not None and self.ctx._store is warm:
             self.ctx._store = real
+        warm.release()  # the cache's mapped pages stop counting in our memory
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
@@ -497,13 +506,25 @@ class Engine:
                 path = getattr(store, "path", None)
                 if path is not None and getattr(store, "_col", None) is not None:
                     generation = warmstart.read_generation(path)
-                    if generation != self._warm_written:
-                        self.wait_quiet(time.monotonic() + MAX_DEFER_S)
-                        if warmstart.write_cache(store):
+                    if generation != self._warm_written and self._warm_cache_due(store):
+                        if warmstart.write_cache(store, abort=self._busy_since(self.last_activity)):
                             self._warm_written = generation
             except Exception as exc:
                 record_error("engine.snapshots", exc)
             self.stopping.wait(WARM_CACHE_EVERY_S)
+
+    def _busy_since(self, since: float) -> Callable[[], bool]:
+        """True once a request arrived after ``since`` (a background pass gives up; the next one retries)."""
+        return lambda: self.stopping.is_set() or self._active > 0 or self.last_activity != since
+
+    def _warm_cache_due(self, store: Any) -> bool:
+        """Time to rewrite the warm-start cache? A small store's after a short
+        quiet gap; a larger one's (a pass reads every row: seconds at 100k)
+        only once the engine has been idle :data:`WARM_CACHE_IDLE_S`."""
+        if store.count() <= WARM_CACHE_AT_EXIT_MAX:
+            self.wait_quiet(time.monotonic() + MAX_DEFER_S)
+            return not self.stopping.is_set()
+        return time.monotonic() - self.last_activity >= WARM_CACHE_IDLE_S and self._idle()
 
     def bind(self) -> None:
         if self.transport == "unix":

@@ -9,10 +9,19 @@ searches from it with numpy (:class:`WarmStore`) while Chroma opens in the
 background; then it switches to the real store. A stale or missing cache
 just means the first search waits for Chroma, as before.
 
-File layout: ``MAGIC``, an 8-byte little-endian header length, the header
-(JSON: generation, embedder, dim, n, ids, row offsets, edges), the vectors
-(``n x dim`` float32), then one JSON ``[document, metadata]`` per row.
+File layout (version 2): ``MAGIC``, six little-endian u64 (n, dim, offset
+of the vectors, offset of the rows, offset and length of the header), the
+vectors (``n x dim`` float32, unit length, 64-byte aligned), the rows (one JSON
+``[document, metadata]`` per lesson), then the header (JSON: generation,
+embedder, ids, row offsets, project names and codes, superseded rows, edges).
 Written atomically, mode 0600.
+
+Memory: :func:`write_cache` streams. It reads the store a page at a time and
+writes each page's vectors and rows at once, so whatever the store's size it
+holds one page plus the per-lesson ids and offsets, never a copy of the vector
+matrix (a 100k store's is 154 MB). The engine rewrites a large store's cache
+only when it has been idle a while (a pass reads every row) and gives up a
+pass as soon as a request arrives (:data:`twiceshy.engine.server.WARM_CACHE_IDLE_S`).
 """
 
 from __future__ import annotations
@@ -20,6 +29,9 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import shutil
+import struct
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -29,9 +41,10 @@ from typing import Any
 import numpy as np
 from twiceshy.base.types import Experience
 
-MAGIC = b"TSWARM1\n"
+MAGIC = b"TSWARM2\n"
+PRELUDE = struct.Struct("<6Q")
 FILE_NAME = "warmstart.bin"
-PAGE = 2000
+PAGE = 1000  # rows read and written at a time: bounds the writer's memory and how long it holds the GIL
 MAX_EDGES = 50_000  # more edges than this: edges are not cached (edge lookups wait for Chroma)
 EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
 
@@ -47,84 +60,108 @@ def read_generation(store_path: Path) -> str:
         return ""
 
 
-def write_cache(store: Any) -> bool:
-    """Write the cache of an open embedded :class:`ExperienceStore`. Returns
-    False (nothing written) when the store changed while it was read."""
+def write_cache(store: Any, abort: Callable[[], bool] | None = None, page: int = PAGE) -> bool:
+    """Write the cache of an open embedded :class:`ExperienceStore`, streaming.
+
+    Returns False (nothing written) when the store changed while it was read
+    or when ``abort()`` (asked between pages) says to give up."""
     path = getattr(store, "path", None)
     col = getattr(store, "_col", None)
     if path is None or col is None:
         return False
+    # The journal position first: every write named after it is replayed by an
+    # index seeded from this cache; every write named before it is in Chroma already.
+    journal = store.journal_position() if hasattr(store, "journal_position") else None
     generation = read_generation(path)
-    ids: list[str] = []
-    vectors: list[np.ndarray] = []
-    rows: list[bytes] = []
-    projects: list[str] = []
-    superseded: list[int] = []
-    offset = 0
-    while True:
-        got = col.get(include=["embeddings", "documents", "metadatas"], limit=PAGE, offset=offset)
-        batch = list(got["ids"])
-        if not batch:
-            break
-        ids.extend(batch)
-        vectors.append(np.asarray(got["embeddings"], dtype=np.float32))
-        for doc, meta in zip(got["documents"], got["metadatas"]):
-            meta = meta or {}
-            rows.append(json.dumps([doc, meta], separators=(",", ":")).encode("utf-8"))
-            projects.append(str(meta.get("project") or ""))
-            if meta.get("superseded_by"):
-                superseded.append(len(projects) - 1)
-        offset += len(batch)
-        if len(batch) < PAGE:
-            break
-    edges: list[dict[str, Any]] | None = None
-    edges_col = getattr(store, "_edges", None)
-    if edges_col is not None and edges_col.count() <= MAX_EDGES:
-        got = edges_col.get(include=["metadatas"])
-        edges = [dict(m) for m in got["metadatas"] if m]
-    if read_generation(path) != generation:
-        return False  # someone wrote meanwhile: the next pass writes a consistent one
-    matrix = np.concatenate(vectors) if vectors else np.zeros((0, store.embedder.dim), dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True) if len(matrix) else None
-    if norms is not None:
-        norms[norms == 0] = 1.0
-        matrix = np.ascontiguousarray(matrix / norms, dtype=np.float32)
-    starts = [0]
-    for row in rows:
-        starts.append(starts[-1] + len(row))
-    header = json.dumps(
-        {
-            "generation": generation,
-            "embedder": store.embedder.name,
-            "collection": getattr(store, "collection_name", ""),
-            "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
-            "n": len(ids),
-            "ids": ids,
-            "offsets": starts,
-            "projects": projects,
-            "superseded": superseded,
-            "edges": edges,
-            "written_at": round(time.time(), 3),
-        },
-        separators=(",", ":"),
-    ).encode("utf-8")
     target = cache_path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    ids: list[str] = []
+    starts = [0]
+    codes: dict[str, int] = {}
+    project_of: list[int] = []
+    superseded: list[int] = []
+    dim = int(getattr(store.embedder, "dim", 0) or 0)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(path))
+    tmp = Path(tmp_name)
+    done = False
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + len(header).to_bytes(8, "little") + header)
-            fh.write(matrix.tobytes())
-            for row in rows:
-                fh.write(row)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    os.replace(tmp, target)
-    return True
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w+b") as fh, tempfile.TemporaryFile(dir=str(path)) as rows_fh:
+            fh.write(MAGIC + bytes(PRELUDE.size))
+            vec_off = _align(fh.tell())
+            fh.write(bytes(vec_off - fh.tell()))
+            offset = 0
+            while True:
+                if abort is not None and abort():
+                    return False
+                got = col.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
+                batch = list(got["ids"])
+                if not batch:
+                    break
+                vecs = np.asarray(got["embeddings"], dtype=np.float32)
+                if vecs.ndim != 2:
+                    return False
+                dim = vecs.shape[1]
+                norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+                norms[norms == 0] = 1.0
+                vecs /= norms
+                fh.write(np.ascontiguousarray(vecs).tobytes())
+                for doc, meta in zip(got["documents"], got["metadatas"]):
+                    meta = meta or {}
+                    row = json.dumps([doc, meta], separators=(",", ":")).encode("utf-8")
+                    rows_fh.write(row)
+                    starts.append(starts[-1] + len(row))
+                    project = str(meta.get("project") or "")
+                    project_of.append(codes.setdefault(project, len(codes) + 1) if project else 0)
+                    if meta.get("superseded_by"):
+                        superseded.append(len(project_of) - 1)
+                ids.extend(batch)
+                offset += len(batch)
+                del got, vecs
+                if len(batch) < page:
+                    break
+            edges: list[dict[str, Any]] | None = None
+            edges_col = getattr(store, "_edges", None)
+            if edges_col is not None and edges_col.count() <= MAX_EDGES:
+                got = edges_col.get(include=["metadatas"])
+                edges = [dict(m) for m in got["metadatas"] if m]
+            if read_generation(path) != generation:
+                return False  # someone wrote meanwhile: the next pass writes a consistent one
+            rows_off = fh.tell()
+            rows_fh.seek(0)
+            shutil.copyfileobj(rows_fh, fh, 1 << 20)
+            header = json.dumps(
+                {
+                    "generation": generation,
+                    "embedder": store.embedder.name,
+                    "collection": getattr(store, "collection_name", ""),
+                    "ids": ids,
+                    "offsets": starts,
+                    "projects": [name for name, _ in sorted(codes.items(), key=lambda kv: kv[1])],
+                    "project_of": project_of,
+                    "superseded": superseded,
+                    "edges": edges,
+                    "journal": list(journal) if journal else None,
+                    "written_at": round(time.time(), 3),
+                },
+                separators=(",", ":"),
+            ).encode("utf-8")
+            header_off = fh.tell()
+            fh.write(header)
+            fh.seek(len(MAGIC))
+            fh.write(PRELUDE.pack(len(ids), dim if ids else 0, vec_off, rows_off, header_off, len(header)))
+        os.replace(tmp, target)
+        done = True
+        return True
+    finally:
+        if not done:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _align(offset: int, to: int = 64) -> int:
+    return (offset + to - 1) // to * to
 
 
 class WarmCache:
@@ -133,23 +170,41 @@ class WarmCache:
     def __init__(self, path: Path) -> None:
         with open(path, "rb") as fh:
             self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        if self._map[: len(MAGIC)] != MAGIC:
+        if self._map[: len(MAGIC)] != MAGIC or len(self._map) < len(MAGIC) + PRELUDE.size:
             raise ValueError("not a warm-start cache")
-        start = len(MAGIC) + 8
-        size = int.from_bytes(self._map[len(MAGIC) : start], "little")
-        self.header = json.loads(self._map[start : start + size])
+        n, dim, vec_off, rows_off, header_off, header_len = PRELUDE.unpack_from(self._map, len(MAGIC))
+        if header_off + header_len > len(self._map) or vec_off + n * dim * 4 > rows_off:
+            raise ValueError("truncated warm-start cache")
+        self.header = json.loads(self._map[header_off : header_off + header_len])
         self.generation: str = self.header["generation"]
         self.ids: list[str] = self.header["ids"]
-        n, dim = int(self.header["n"]), int(self.header["dim"])
-        vec_start = start + size
-        self.vectors = np.frombuffer(self._map, dtype=np.float32, count=n * dim, offset=vec_start).reshape(n, dim)
-        self._rows_start = vec_start + n * dim * 4
+        if len(self.ids) != n:
+            raise ValueError("inconsistent warm-start cache")
+        self.vectors = np.frombuffer(self._map, dtype=np.float32, count=n * dim, offset=vec_off).reshape(n, dim)
+        self._rows_start = rows_off
         self._offsets: list[int] = self.header["offsets"]
         self.pos = {exp_id: i for i, exp_id in enumerate(self.ids)}
-        self.edges: list[dict[str, Any]] | None = self.header.get("edges")
-        self.projects = np.asarray(self.header["projects"], dtype=object)
+        self.project_names: list[str] = self.header["projects"]
+        self.project_codes = {name: i + 1 for i, name in enumerate(self.project_names)}
+        self.project_of = np.asarray(self.header["project_of"], dtype=np.int32)
         self.superseded = np.zeros(n, dtype=bool)
         self.superseded[np.asarray(self.header["superseded"], dtype=np.int64)] = True
+        self.edges: list[dict[str, Any]] | None = self.header.get("edges")
+        self.adjacent: dict[str, list[dict[str, Any]]] = {}
+        for edge in self.edges or ():
+            for end in {edge.get("src"), edge.get("dst")}:
+                if end:
+                    self.adjacent.setdefault(str(end), []).append(edge)
+
+    def fill_index(self, index: Any) -> tuple[str, int] | None:
+        """Load these rows into a :class:`~twiceshy.memory.index.VectorIndex`
+        (the store's ``enable_index(seed=...)``); returns the journal position
+        they are current to, or None (nothing loaded) when the cache has none."""
+        journal = self.header.get("journal")
+        if not journal or not journal[0]:
+            return None
+        index.load_arrays(self.ids, self.vectors, self.project_of, self.project_names, self.superseded)
+        return str(journal[0]), int(journal[1])
 
     def row(self, i: int) -> tuple[str, dict[str, Any]]:
         a, b = self._offsets[i], self._offsets[i + 1]
@@ -168,7 +223,7 @@ def open_cache(store_path: Path, embedder_name: str) -> WarmCache | None:
         return None
     try:
         cache = WarmCache(path)
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
         return None
     if cache.generation != read_generation(store_path) or cache.header.get("embedder") != embedder_name:
         return None
@@ -180,15 +235,17 @@ class WarmStore:
     from a :class:`WarmCache` until the real store is open.
 
     ``search``/``search_vector``/``get``/``get_many``/``count``/``edges``/
-    ``neighbours`` answer from the cache while it is current; everything else
-    (every write, ``all``…) and every read after another process wrote waits
-    for the real store and delegates to it.
+    ``edges_of``/``neighbours`` answer from the cache while it is current;
+    everything else (every write, ``all``…) and every read after another
+    process wrote waits for the real store and delegates to it. Once the
+    engine has switched to the real store it calls :meth:`release`, which
+    unmaps the cache (its pages stop counting in the engine's memory).
     """
 
     _edges = None  # callers that batch edge queries on Chroma fall back to edges(id)
 
     def __init__(self, cache: WarmCache, embedder: Any, path: Path, loader: Callable[[], Any]) -> None:
-        self.cache = cache
+        self.cache: WarmCache = cache
         self.embedder = embedder
         self.path = path
         self._loader = loader
@@ -220,6 +277,12 @@ class WarmStore:
         if name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.real(), name)
+
+    def release(self) -> None:
+        """Serve every read from the real store from now on and drop the cache
+        (the mapping goes when the last search using it returns)."""
+        self.stale = True
+        self.cache = _EMPTY
 
     def _current(self) -> bool:
         if not self.stale and read_generation(self.path) != self.cache.generation:
@@ -260,9 +323,10 @@ class WarmStore:
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(q)) or 1.0
         scores = cache.vectors @ (q / norm)
-        allowed = cache.projects == ""
-        if project:
-            allowed |= cache.projects == project
+        allowed = cache.project_of == 0
+        code = cache.project_codes.get(project) if project else None
+        if code is not None:
+            allowed |= cache.project_of == code
         if not include_superseded:
             allowed &= ~cache.superseded
         scores = np.where(allowed, scores, -np.inf)
@@ -285,7 +349,17 @@ class WarmStore:
     def edges(self, exp_id: str) -> list[dict[str, Any]]:
         if not self._current() or self.cache.edges is None:
             return self.real().edges(exp_id)
-        return [dict(e) for e in self.cache.edges if exp_id in (e.get("src"), e.get("dst"))]
+        return [dict(e) for e in self.cache.adjacent.get(exp_id, ())]
+
+    def edges_of(self, ids: list[str]) -> list[dict[str, Any]]:
+        """Every edge touching any of ``ids`` (each once)."""
+        if not self._current() or self.cache.edges is None:
+            return list(self.real().edges_of(ids))
+        out: dict[int, dict[str, Any]] = {}
+        for exp_id in ids:
+            for edge in self.cache.adjacent.get(exp_id, ()):
+                out.setdefault(id(edge), edge)
+        return [dict(e) for e in out.values()]
 
     def neighbours(self, exp_id: str, edge_types: tuple[str, ...] = EDGE_TYPES) -> list[tuple[str, str]]:
         out = []
@@ -293,6 +367,18 @@ class WarmStore:
             if edge.get("type") in edge_types:
                 out.append((edge["dst"] if edge.get("src") == exp_id else edge["src"], edge["type"]))
         return out
+
+
+class _Empty:
+    """What a released :class:`WarmStore` holds instead of its cache."""
+
+    generation = ""
+    ids: list[str] = []
+    edges = None
+    adjacent: dict[str, list[dict[str, Any]]] = {}
+
+
+_EMPTY: Any = _Empty()
 
 
 __all__ = ["WarmCache", "WarmStore", "cache_path", "open_cache", "write_cache"]

@@ -403,15 +403,29 @@ def prune_session_files(max_age_days: float = 14, now: float | None = None) -> i
 HOP_FACTOR = {"supersedes": 1.0, "generalizes": 0.95, "relates-to": 0.9}
 
 
+EDGE_QUERY_IDS = 1000  # ids per batched edge query: one ``$in`` over many more exceeds SQLite's variable limit
+
+
 def _edges_of(ctx: EngineContext, ids: list[str]) -> list[dict]:
-    """Every edge touching any of ``ids``: one batched query when the store allows."""
+    """Every edge touching any of ``ids``: batched queries when the store allows
+    (``edges_of``: chunked, and remembered between writes in the engine)."""
     store = ctx.store
+    if not ids:
+        return []
+    batched = getattr(type(store), "edges_of", None)
+    if batched is not None:
+        return list(store.edges_of(ids))
     edges_col = getattr(store, "_edges", None)
-    if edges_col is None or not ids:
+    if edges_col is None:
         return [e for i in ids for e in store.edges(i)]
-    where = {"$or": [{"src": {"$in": ids}}, {"dst": {"$in": ids}}]}
-    got = edges_col.get(where=where, include=["metadatas"])
-    return [dict(m) for m in got["metadatas"]]
+    out: dict[tuple, dict] = {}
+    for start in range(0, len(ids), EDGE_QUERY_IDS):
+        chunk = ids[start : start + EDGE_QUERY_IDS]
+        got = edges_col.get(where={"$or": [{"src": {"$in": chunk}}, {"dst": {"$in": chunk}}]}, include=["metadatas"])
+        for meta in got["metadatas"]:
+            edge = dict(meta)
+            out[(edge.get("src"), edge.get("type"), edge.get("dst"))] = edge
+    return list(out.values())
 
 
 def one_hop(

@@ -191,17 +191,31 @@ class VectorIndex:
         SQLite file when ``sqlite_file`` is given and its layout is the one
         known (chromadb 1.x): building 100k metadata dicts through the API
         costs ~0.5 ms each. Any doubt (an error, a row count that differs)
-        falls back to the API."""
+        falls back to the API.
+
+        Memory: the vectors go straight into one preallocated matrix, page by
+        page (normalised in place), so a load holds the matrix once plus one
+        page, not the pages and their concatenation. While it runs the old
+        contents (if any) stay searchable."""
         ids: list[str] = []
-        chunks: list[np.ndarray] = []
+        vecs = np.zeros((0, 0), dtype=np.float32)
         offset = 0
         while True:
             got = col.get(include=["embeddings"], limit=page, offset=offset)
             batch = got["ids"]
             if not len(batch):
                 break
+            chunk = np.asarray(got["embeddings"], dtype=np.float32)
+            del got
+            if vecs.shape[1] != chunk.shape[1]:
+                vecs = np.zeros((max(int(col.count()), len(batch)), chunk.shape[1]), dtype=np.float32)
+            if offset + len(batch) > vecs.shape[0]:  # rows added while we read
+                grown = np.zeros((offset + len(batch) + page, vecs.shape[1]), dtype=np.float32)
+                grown[:offset] = vecs[:offset]
+                vecs = grown
+            vecs[offset : offset + len(batch)] = chunk
+            _normalise_inplace(vecs[offset : offset + len(batch)])
             ids.extend(batch)
-            chunks.append(np.asarray(got["embeddings"], dtype=np.float32))
             offset += len(batch)
             if len(batch) < page:
                 break
@@ -209,20 +223,44 @@ class VectorIndex:
         if flags is None:
             flags = _flags_from_api(col, page)
         scoped, replaced = flags
-        projects = [self._code(scoped.get(i)) for i in ids]
-        superseded = [i in replaced for i in ids]
-        vecs = np.concatenate(chunks) if chunks else np.zeros((0, 0), dtype=np.float32)
-        del chunks, flags, scoped, replaced
         with self._lock:
+            self._project_codes = {}
+            projects = np.fromiter((self._code(scoped.get(i)) for i in ids), dtype=np.int32, count=len(ids))
+            superseded = np.fromiter((i in replaced for i in ids), dtype=bool, count=len(ids))
+            del flags, scoped, replaced
             self.ids = ids
             self.pos = {i: n for n, i in enumerate(ids)}
-            self._vecs = _normalise(vecs)
-            self._project = np.asarray(projects, dtype=np.int32)
-            self._superseded = np.asarray(superseded, dtype=bool)
+            # Capacity beyond the rows stays (appends fill it): the matrix is never copied to trim it.
+            self._vecs = vecs if len(vecs) else np.zeros((0, 0), dtype=np.float32)
+            self._project = np.zeros(len(self._vecs), dtype=np.int32)
+            self._project[: len(ids)] = projects
+            self._superseded = np.zeros(len(self._vecs), dtype=bool)
+            self._superseded[: len(ids)] = superseded
             self.cache.clear()
             self._fit_projection()
             self.loaded = True
         _release_heap()
+
+    def load_arrays(
+        self, ids: list[str], vectors: np.ndarray, project_of: np.ndarray, projects: list[str], superseded: np.ndarray
+    ) -> None:
+        """Replace the contents with rows given as arrays (the engine's warm-start
+        cache): ``vectors`` unit length, ``project_of[i]`` 0 for a global lesson
+        else 1 + an index into ``projects``. Copies the vectors once."""
+        n = len(ids)
+        vecs = np.array(vectors[:n], dtype=np.float32, order="C", copy=True) if n else np.zeros((0, 0), np.float32)
+        names = ["", *projects]
+        with self._lock:
+            self._project_codes = {}
+            remap = np.asarray([self._code(name) for name in names], dtype=np.int32)
+            self.ids = list(ids)
+            self.pos = {i: row for row, i in enumerate(self.ids)}
+            self._vecs = vecs
+            self._project = remap[np.asarray(project_of[:n], dtype=np.int64)] if n else np.zeros(0, np.int32)
+            self._superseded = np.array(superseded[:n], dtype=bool, copy=True)
+            self.cache.clear()
+            self._fit_projection()
+            self.loaded = True
 
     def _fit_projection(self) -> None:
         n = len(self.ids)
@@ -386,6 +424,12 @@ class VectorIndex:
 
     def nbytes(self) -> int:
         return int(self._vecs.nbytes + self._low_buf.nbytes + self._project.nbytes + self._superseded.nbytes)
+
+
+def _normalise_inplace(vecs: np.ndarray) -> None:
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    vecs /= norms
 
 
 def _normalise(vecs: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ def check_edge_type(edge_type: str) -> None:
 
 _EDGE_VECTOR = [1.0]
 PAGE = 1000  # lessons per Chroma get when reading many (SQLite's variable limit)
+EDGE_CACHE_IDS = 20_000  # lessons whose edges the engine remembers between writes
 HITS_FLUSH_COUNT = 64  # pending hit increments written in one call past this many lessons
 HITS_FLUSH_S = 30.0  # ... or once the oldest pending increment is this old
 
@@ -99,6 +100,8 @@ class ExperienceStore:
     _batch_hits = False
     _flush_timer: threading.Timer | None = None
     _index_loading = False
+    _edge_cache: dict[str, list[dict[str, Any]]] | None = None  # engine: edges per lesson id, dropped at every write
+    _edge_epoch = 0
 
     def __init__(
         self,
@@ -130,6 +133,7 @@ class ExperienceStore:
 
     def _open_collections(self) -> None:
         self._count: int | None = None  # cached count (embedded mode), see count()
+        self._forget_edges()
         self._col = self.client.get_or_create_collection(
             name=self.collection_name,
             embedding_function=None,
@@ -154,6 +158,7 @@ class ExperienceStore:
             return ""
 
     def _bump_generation(self, count_changed: bool = True, op: str = "", ids: Iterable[str] = ()) -> None:
+        self._forget_edges()  # every write comes through here (edge writes name no lesson in the journal)
         if count_changed:
             self._count = None  # every add/delete comes through here
         if op and self._journal is not None:
@@ -202,27 +207,34 @@ class ExperienceStore:
 
     # -- the in-memory index (engine) -----------------------------------------
 
-    def enable_index(self, background: bool = False) -> None:
+    def enable_index(self, background: bool = False, seed: Any = None) -> None:
         """Answer searches from an in-memory mirror of the vectors and batch hit
         counts (the resident engine calls this once). Embedded mode only.
-        ``background``: load in a thread; Chroma answers until it is ready."""
+        ``background``: load in a thread; Chroma answers until it is ready.
+        ``seed``: rows to start from instead of reading every vector from
+        Chroma (the engine's warm-start cache): an object whose
+        ``fill_index(index)`` loads them and returns the journal position they
+        are current to (writes after it are replayed), or ``None``."""
         if self._index is not None or self._journal is None or self._index_loading:
             return
         self._batch_hits = True
+        self._edge_cache = {}
         atexit.register(self.flush_hits)
         if not background:
-            self._load_index()
+            self._load_index(seed)
             return
         self._index_loading = True
-        threading.Thread(target=self._load_index, name="twiceshy-index", daemon=True).start()
+        threading.Thread(target=self._load_index, args=(seed,), name="twiceshy-index", daemon=True).start()
 
-    def _load_index(self) -> None:
+    def _load_index(self, seed: Any = None) -> None:
         from twiceshy.memory.index import VectorIndex
 
         try:
             index = VectorIndex()
-            position = self._journal.position()  # first: writes during the load are replayed
-            index.load(self._col, sqlite_file=self._sqlite_file())
+            position = seed.fill_index(index) if seed is not None else None
+            if position is None:
+                position = self._journal.position()  # first: writes during the load are replayed
+                index.load(self._col, sqlite_file=self._sqlite_file())
             with self._lock:
                 self._journal_pos = position
                 self._index = index
@@ -609,6 +621,49 @@ class ExperienceStore:
                 metadatas=[{"src": src, "dst": dst, "type": edge_type, "weight": weight, "created_at": time.time()}],
             )
             self._bump_generation(count_changed=False)
+
+    def _forget_edges(self) -> None:
+        if self._edge_cache is not None:
+            self._edge_epoch += 1
+            self._edge_cache = {}
+
+    def edges_of(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+        """Every edge touching any of ``ids``, each once, as dicts like :meth:`edges`.
+
+        Batched: one query per :data:`PAGE` ids (a single ``$in`` over more ids
+        exceeds SQLite's variable limit). In the engine the answer per id is
+        kept until the next write by anyone (a search hit asks for the same
+        few lessons' edges again and again)."""
+        wanted = list(dict.fromkeys(ids))
+        cache = self._edge_cache
+        found: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
+        missing = []
+        for exp_id in wanted:
+            known = cache.get(exp_id) if cache is not None else None
+            if known is None:
+                missing.append(exp_id)
+                continue
+            for edge in known:
+                found[(edge.get("src"), edge.get("type"), edge.get("dst"))] = edge
+        for start in range(0, len(missing), PAGE):
+            chunk = missing[start : start + PAGE]
+            epoch = self._edge_epoch
+            where = {"$or": [{"src": {"$in": chunk}}, {"dst": {"$in": chunk}}]}
+            got = self._edges.get(where=where, include=["metadatas"])
+            per: dict[str, list[dict[str, Any]]] = {exp_id: [] for exp_id in chunk}
+            for meta in got["metadatas"]:
+                edge = dict(meta or {})
+                found[(edge.get("src"), edge.get("type"), edge.get("dst"))] = edge
+                for end in {edge.get("src"), edge.get("dst")}:
+                    if end in per:
+                        per[end].append(edge)
+            with self._lock:
+                cache = self._edge_cache
+                if cache is not None and epoch == self._edge_epoch:  # no write since the query
+                    if len(cache) + len(per) > EDGE_CACHE_IDS:
+                        cache.clear()
+                    cache.update(per)
+        return [dict(edge) for edge in found.values()]
 
     def edges(self, exp_id: str) -> list[dict[str, Any]]:
         """Every edge touching ``exp_id``, as dicts with src, dst, type, weight."""
