@@ -46,7 +46,8 @@ button.armed { background: #b71c1c; color: #fff; border-color: #b71c1c; }
 #editor { border: 1px solid #bbb; border-radius: .4rem; padding: .8rem; margin: .6rem 0; background: #fafafa; }
 #editor[hidden] { display: none; }
 #editor label { display: block; margin: .3rem 0; } #editor textarea, #editor input[type=text] { width: 100%; box-sizing: border-box; }
-.reasons { color: #b71c1c; }
+.reasons, .badge { color: #b71c1c; } .badge { font-size: .8em; margin-left: .4rem; }
+td.actions { white-space: nowrap; }
 </style>
 </head>
 <body data-ready="0">
@@ -403,7 +404,9 @@ function renderLessons(list, total) {
     cell(tr, String(e.follows), "num");
     cell(tr, String(e.ignores), "num");
     cell(tr, e.topic || "");
-    cell(tr, e.text, e.superseded_by ? "superseded" : "");
+    const text = el("td", {"class": e.superseded_by ? "superseded" : ""}, e.text);
+    if ((e.tags || []).includes("review:held")) text.appendChild(el("span", {"class": "badge"}, "held for review"));
+    tr.appendChild(text);
     tr.appendChild(actions(e));
     body.appendChild(tr);
   }
@@ -414,19 +417,20 @@ function renderLessons(list, total) {
 const ROW = 20, COL = 230, PER_COL = 30, CHAR = 6.2;
 function layout(nodes) {
   const order = ["principle", "rule", "qa", "raw"];
-  const pos = {};
+  const pos = {}, heads = [];
   let col = 0, rows = 0;
   for (const tier of order) {
     const ring = nodes.filter((n) => n.tier_label === tier);
     if (!ring.length) continue;
+    heads.push([tier, 20 + col * COL, ring.length]);
     ring.forEach((n, j) => {
       const c = col + Math.floor(j / PER_COL), r = j % PER_COL;
-      pos[n.id] = [20 + c * COL, 30 + r * ROW];
+      pos[n.id] = [20 + c * COL, 40 + r * ROW];
       rows = Math.max(rows, r + 1);
     });
     col += Math.ceil(ring.length / PER_COL);
   }
-  return {pos: pos, width: Math.max(col, 1) * COL + 20, height: 40 + rows * ROW};
+  return {pos: pos, heads: heads, width: Math.max(col, 1) * COL + 20, height: 50 + rows * ROW};
 }
 function countOverlaps(boxes) {
   let n = 0;
@@ -442,25 +446,15 @@ function renderGraph(g) {
   const lay = layout(g.nodes), pos = lay.pos;
   box.setAttribute("width", lay.width); box.setAttribute("height", lay.height);
   box.setAttribute("viewBox", "0 0 " + lay.width + " " + lay.height);
-  for (const e of g.edges) {
-    const a = pos[e.src], b = pos[e.dst];
-    if (!a || !b) continue;
-    const [color, dash] = EDGE_STYLE[e.type] || ["#999", ""];
-    let d;
-    if (a[0] === b[0]) {  // same column: bow out to the left of the nodes, clear of the labels
-      const bow = 14 + Math.min(60, Math.abs(a[1] - b[1]) / 3);
-      d = "M" + a[0] + "," + a[1] + " C" + (a[0] - bow) + "," + a[1] + " " + (b[0] - bow) + "," + b[1] + " " + b[0] + "," + b[1];
-    } else {
-      const mid = (a[0] + b[0]) / 2;
-      d = "M" + a[0] + "," + a[1] + " C" + mid + "," + a[1] + " " + mid + "," + b[1] + " " + b[0] + "," + b[1];
-    }
-    const path = svg("path", {d: d, fill: "none", stroke: color, "stroke-width": 1.4, opacity: 0.8,
-                              "class": "edge", "data-type": e.type, "data-src": e.src, "data-dst": e.dst});
-    if (dash) path.setAttribute("stroke-dasharray", dash);
-    path.appendChild(svg("title", {}, e.type));
-    box.appendChild(path);
+  for (const [tier, x, n] of lay.heads) {
+    box.appendChild(svg("text", {x: x - 6, y: 16, "font-size": 11, "font-weight": "bold", fill: TIER_COLOR[tier],
+                                 "class": "column"}, tier + " (" + n + ")"));
   }
+  // Nodes first (their label widths place the edges), then edges inserted beneath them.
   const maxChars = Math.floor((COL - 24) / CHAR);
+  const labelEnd = {};
+  const under = svg("g", {"class": "edges"});
+  box.appendChild(under);
   for (const n of g.nodes) {
     const [x, y] = pos[n.id];
     const group = svg("g", {"class": "node", "data-id": n.id, "data-tier": n.tier_label});
@@ -468,11 +462,33 @@ function renderGraph(g) {
                                      fill: TIER_COLOR[n.tier_label], opacity: n.superseded_by ? 0.35 : 0.9}));
     group.appendChild(svg("title", {}, "[" + n.tier_label + "] " + n.text + " (" + n.id + ")"));
     const text = n.text.length > maxChars ? n.text.slice(0, maxChars - 1) + "…" : n.text;
-    group.appendChild(svg("text", {x: x + 10, y: y + 4, "font-size": 10, fill: n.superseded_by ? "#999" : "#333",
-                                   "class": "label"}, text));
+    const label = svg("text", {x: x + 10, y: y + 4, "font-size": 10, fill: n.superseded_by ? "#999" : "#333",
+                               "class": "label"}, text);
+    group.appendChild(label);
     box.appendChild(group);
+    labelEnd[n.id] = x + 10 + label.getComputedTextLength() + 4;
   }
-  const boxes = Array.from(box.querySelectorAll("text.label")).map((t) => t.getBBox());
+  for (const e of g.edges) {
+    if (!pos[e.src] || !pos[e.dst]) continue;
+    const [color, dash] = EDGE_STYLE[e.type] || ["#999", ""];
+    let d;
+    if (pos[e.src][0] === pos[e.dst][0]) {  // same column: bow out to the left of the dots, clear of the labels
+      const a = pos[e.src], b = pos[e.dst];
+      const bow = 6 + Math.min(14, Math.abs(a[1] - b[1]) / 12);
+      d = "M" + a[0] + "," + a[1] + " C" + (a[0] - bow) + "," + a[1] + " " + (b[0] - bow) + "," + b[1] + " " + b[0] + "," + b[1];
+    } else {  // left to right: from the end of the left lesson's label to the right lesson's dot
+      const [l, r] = pos[e.src][0] < pos[e.dst][0] ? [e.src, e.dst] : [e.dst, e.src];
+      const a = [labelEnd[l], pos[l][1]], b = pos[r];
+      const mid = (a[0] + b[0]) / 2;
+      d = "M" + a[0] + "," + a[1] + " C" + mid + "," + a[1] + " " + mid + "," + b[1] + " " + b[0] + "," + b[1];
+    }
+    const path = svg("path", {d: d, fill: "none", stroke: color, "stroke-width": 1.4, opacity: 0.8,
+                              "class": "edge", "data-type": e.type, "data-src": e.src, "data-dst": e.dst});
+    if (dash) path.setAttribute("stroke-dasharray", dash);
+    path.appendChild(svg("title", {}, e.type));
+    under.appendChild(path);
+  }
+  const boxes = Array.from(box.querySelectorAll("text.label, text.column")).map((t) => t.getBBox());
   box.setAttribute("data-label-overlaps", String(countOverlaps(boxes)));
 }
 async function renderTimeline(topic) {
