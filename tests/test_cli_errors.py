@@ -5,6 +5,7 @@ meets it), on a fresh data dir."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -149,3 +150,29 @@ def test_unexpected_failure_is_one_line_and_debug_shows_traceback(tmp_path: Path
     assert_clean_error(proc)
     debug = run(["list"], tmp_path, {**env, "TWICESHY_DEBUG": "1"})
     assert debug.returncode != 0 and "Traceback" in debug.stderr
+
+
+def test_export_makes_one_missing_folder_but_names_a_deeper_one(tmp_path: Path) -> None:
+    """`export -o exports/lessons.json` makes `exports/` (its parent exists); a path two or more
+    folders deep that does not exist is more likely a typo: a clean error, nothing created."""
+    assert run(["learn", "pin the lockfile", "--tier", "rule"], tmp_path).returncode == 0
+    proc = run(["export", "-o", "missing/dir/file.json"], tmp_path)
+    assert_clean_error(proc, "missing/dir", "does not exist")
+    assert not (tmp_path / "missing").exists()
+    ok = run(["export", "-o", "exports/lessons.json"], tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "pin the lockfile" in (tmp_path / "exports" / "lessons.json").read_text(encoding="utf-8")
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    assert_clean_error(run(["export", "-o", "a-file/out.json"], tmp_path), "a-file")
+
+
+def test_timeline_of_an_unknown_topic_fails_and_names_close_ones(tmp_path: Path) -> None:
+    assert run(["learn", "use pnpm, not npm", "--trigger", "npm install left-pad"], tmp_path).returncode == 0
+    topics = {e["topic"] for e in json.loads(run(["list", "--json"], tmp_path).stdout)}
+    (topic,) = topics
+    assert run(["timeline", topic], tmp_path).returncode == 0
+    proc = run(["timeline", "nope"], tmp_path)
+    assert_clean_error(proc, "no lessons on topic 'nope'", topic)  # no close match: the topics are listed
+    near = run(["timeline", topic[:-1]], tmp_path)
+    assert_clean_error(near, "did you mean", topic)
+    assert_clean_error(run(["timeline", "nope", "--json"], tmp_path), "'nope'")

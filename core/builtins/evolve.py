@@ -35,6 +35,22 @@ def _ctx():
         raise click.ClickException(str(exc)) from None
 
 
+def _unknown_topic(ctx: EngineContext, topic: str, scan_limit: int = 20000) -> str:
+    """``timeline`` of a topic no lesson has: say so, with the closest topics when the store is
+    small enough to scan (listing topics reads every lesson's metadata)."""
+    import difflib
+
+    message = f"no lessons on topic {topic!r}"
+    if ctx.store.count() > scan_limit:
+        return message + " (`twiceshy list --json` shows each lesson's topic)"
+    topics = sorted({e.topic for e in ctx.store.iter_all() if e.topic})
+    if not topics:
+        return message + " (no lesson has a topic yet)"
+    close = difflib.get_close_matches(topic, topics, n=5, cutoff=0.5)
+    close += [t for t in topics if topic.lower() in t.lower() and t not in close][: 5 - len(close)]
+    return message + (f"; did you mean: {', '.join(close)}?" if close else f"; topics: {', '.join(topics[:10])}")
+
+
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     @cli.command()
@@ -64,12 +80,12 @@ def register_commands(cli: click.Group) -> None:
         """Show every lesson of one topic, oldest first, with supersession."""
         from twiceshy.learning.evolve import timeline as get_timeline
 
-        exps = get_timeline(_ctx(), topic)
+        ctx = _ctx()
+        exps = get_timeline(ctx, topic)
+        if not exps:
+            raise click.ClickException(_unknown_topic(ctx, topic))
         if as_json:
             click.echo(json.dumps([e.to_dict() for e in exps], indent=2))
-            return
-        if not exps:
-            click.echo(f"no lessons on topic {topic!r}")
             return
         for e in exps:
             when = datetime.fromtimestamp(e.created_at).strftime("%Y-%m-%d %H:%M")

@@ -372,8 +372,19 @@ def register_commands(cli: click.Group) -> None:
         if output is None:
             click.echo(text, nl=False)
             return
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        # One missing folder is made (`-o exports/lessons.json`); a deeper missing path is more
+        # likely a typo than a wish, so it is named rather than created.
+        parent = output.expanduser().absolute().parent
+        if not parent.is_dir():
+            if parent.exists() or not parent.parent.is_dir():
+                raise click.ClickException(
+                    f"cannot write {output}: folder {parent} does not exist (create it first, or pick another -o)"
+                )
+            parent.mkdir()
+        try:
+            output.expanduser().write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {output}: {exc.strerror}") from None
         click.echo(f"exported {len(data['lessons'])} lessons, {len(data['edges'])} edges to {output}", err=True)
 
     # ---------------------------------------------------------------- import
