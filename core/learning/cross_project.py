@@ -12,10 +12,28 @@ cleared, counts are summed, and it carries one ``seen-in:<fp>`` tag per
 project (the cross-project evidence lives in those tags). The other members
 are marked ``superseded_by`` the global lesson with a ``supersedes`` edge, so
 they stay for the timeline but rank down.
+
+**Proportional to what changed.** A cluster that did not qualify at the last
+pass can only qualify now if one of its lessons changed (a new member, a new
+project, a verdict) or gained a ``relates-to`` edge. So on a store of more
+than :data:`FULL_PASS_MAX` lessons a pass reads only the lessons the change
+journal names since the previous pass, plus the endpoints of relates-to edges
+created since, and grows each into its cluster through the lessons at least
+``dedup_threshold`` similar (the engine's in-memory index answers that; else
+Chroma) — at most :data:`EXPAND_MAX` lessons. Where the journal cannot say
+what changed (the first pass on a large store, a rotated journal, a changed
+threshold or minimum), the pass also covers one page of
+:data:`SWEEP_PAGE` scoped lessons of a sweep that visits every one over the
+following passes. Small stores get the full pass every time. The journal
+position and the sweep live in ``<data dir>/cross_project_state.json``;
+:data:`last_pass` says what the latest pass read (tests count on it).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.types import Experience
@@ -24,6 +42,14 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from twiceshy.engine.context import EngineContext
 
 SEEN_IN = "seen-in:"  # tag prefix: the cross-project evidence a global lesson carries
+FULL_PASS_MAX = 2_000  # lessons up to which every pass clusters every scoped lesson (O(n^2) similarity)
+SWEEP_PAGE = 1_000  # scoped lessons a catch-up sweep covers per pass
+EXPAND_MAX = 4_000  # lessons an incremental pass clusters at most
+NEAR_K = 64  # similar lessons looked at per lesson when growing a cluster
+EDGE_SLACK_S = 5.0  # relates-to edges created this long before the last pass are looked at again (clock skew)
+SCOPED = {"project": {"$ne": ""}}
+
+last_pass: dict[str, Any] = {}  # what the latest pass did: mode, lessons read, clustered, promoted
 
 
 def seen_in(exp: Experience) -> set[str]:
@@ -38,6 +64,11 @@ def _vectors(store: Any, exps: list[Experience]) -> Any:
     """Stored trigger vectors for ``exps`` (re-embedded if the store can't give them)."""
     import numpy as np
 
+    index = getattr(store, "index", None)
+    if index is not None and exps:
+        rows = index.rows_of([e.id for e in exps])
+        if rows is not None:
+            return rows
     col = getattr(store, "_col", None)
     if col is not None:
         try:
@@ -53,8 +84,11 @@ def _vectors(store: Any, exps: list[Experience]) -> Any:
     return np.asarray(store.embedder.embed([e.trigger or e.text for e in exps]), dtype=np.float32)
 
 
-def _relates_to_pairs(store: Any, exps: list[Experience]) -> list[tuple[str, str]]:
-    """Every relates-to edge, read in one query (per-lesson lookups cost 2 queries each)."""
+def _relates_to_pairs(store: Any, exps: list[Experience], full: bool = True) -> list[tuple[str, str]]:
+    """Every relates-to edge, read in one query (per-lesson lookups cost 2 queries
+    each); only those touching ``exps`` when not ``full``."""
+    if not full and hasattr(type(store), "edges_of"):
+        return [(e["src"], e["dst"]) for e in store.edges_of([x.id for x in exps]) if e.get("type") == "relates-to"]
     edges = getattr(store, "_edges", None)
     if edges is not None:
         try:
@@ -65,7 +99,9 @@ def _relates_to_pairs(store: Any, exps: list[Experience]) -> list[tuple[str, str
     return [(e.id, other) for e in exps for other, _ in store.neighbours(e.id, edge_types=("relates-to",))]
 
 
-def _clusters(ctx: EngineContext, exps: list[Experience], threshold: float) -> list[list[Experience]]:
+def _clusters(
+    ctx: EngineContext, exps: list[Experience], threshold: float, full: bool = True
+) -> list[list[Experience]]:
     import numpy as np
 
     parent = list(range(len(exps)))
@@ -94,7 +130,7 @@ def _clusters(ctx: EngineContext, exps: list[Experience], threshold: float) -> l
             if c > i:
                 union(i, c)
     index = {e.id: i for i, e in enumerate(exps)}
-    for src, dst in _relates_to_pairs(ctx.store, exps):
+    for src, dst in _relates_to_pairs(ctx.store, exps, full):
         if src in index and dst in index:
             union(index[src], index[dst])
     groups: dict[int, list[Experience]] = {}
@@ -103,18 +139,164 @@ def _clusters(ctx: EngineContext, exps: list[Experience], threshold: float) -> l
     return list(groups.values())
 
 
-def promote_cross_project(ctx: EngineContext, min_projects: int | None = None) -> int:
-    """Make lessons proven in ``min_projects`` distinct projects global. Returns how many."""
+def _state_file() -> Any:
+    from twiceshy.base.paths import data_dir
+
+    return data_dir() / "cross_project_state.json"
+
+
+def _load_state(key: str) -> dict[str, Any]:
+    try:
+        data = json.loads(_state_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entry = data.get(key) if isinstance(data, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def _save_state(key: str, entry: dict[str, Any]) -> None:
+    path = _state_file()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    data[key] = entry
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _live_scoped(exps: list[Experience]) -> list[Experience]:
+    return [e for e in exps if e.project and not e.superseded_by]
+
+
+def _near(store: Any, exps: list[Experience], threshold: float) -> list[str]:
+    """Ids of live scoped lessons at least ``threshold`` similar to any of ``exps``."""
+    if not exps:
+        return []
+    index = getattr(store, "index", None)
+    vecs = _vectors(store, exps)
+    if index is not None:
+        return [i for ids in index.near(vecs, threshold, k=NEAR_K) for i in ids]
+    col = getattr(store, "_col", None)
+    if col is None:
+        return []
+    out: list[str] = []
+    where = {"$and": [SCOPED, {"superseded_by": ""}]}
+    for start in range(0, len(exps), 64):
+        got = col.query(
+            query_embeddings=[list(map(float, v)) for v in vecs[start : start + 64]],
+            n_results=NEAR_K,
+            where=where,
+            include=["distances"],
+        )
+        for ids, dists in zip(got["ids"], got["distances"]):
+            out.extend(i for i, d in zip(ids, dists) if 1.0 - float(d) >= threshold)  # cosine space
+    return out
+
+
+def _new_relates_to(store: Any, since: float) -> list[str]:
+    """Both ends of the relates-to edges created since ``since``."""
+    edges = getattr(store, "_edges", None)
+    if edges is None:
+        return []
+    try:
+        got = edges.get(
+            where={"$and": [{"type": "relates-to"}, {"created_at": {"$gte": since - EDGE_SLACK_S}}]},
+            include=["metadatas"],
+        )
+    except Exception:
+        return []
+    return [str(m[end]) for m in got["metadatas"] if m for end in ("src", "dst") if m.get(end)]
+
+
+def _grow(store: Any, seeds: list[Experience], threshold: float) -> list[Experience]:
+    """``seeds`` and every live scoped lesson joined to them by similarity or a
+    relates-to edge, transitively, up to :data:`EXPAND_MAX` lessons."""
+    members = {e.id: e for e in seeds}
+    frontier = list(members.values())
+    while frontier and len(members) < EXPAND_MAX:
+        wanted = set(_near(store, frontier, threshold))
+        for src, dst in _relates_to_pairs(store, frontier, full=False):
+            wanted.update((src, dst))
+        wanted = {i for i in wanted if i not in members}
+        if not wanted:
+            break
+        frontier = _live_scoped(store.get_many(sorted(wanted)[: EXPAND_MAX - len(members)]))
+        last_pass["read"] = last_pass.get("read", 0) + len(wanted)
+        members.update((e.id, e) for e in frontier)
+    return list(members.values())
+
+
+def _scope_of_pass(
+    ctx: EngineContext, store: Any, key: str, need: int, threshold: float, full: bool | None
+) -> tuple[list[Experience], dict[str, Any]]:
+    """(the scoped lessons this pass clusters, the state to save after it)."""
+    started = time.time()
+    position = store.journal_position() if hasattr(store, "journal_position") else None  # before reading
+    entry: dict[str, Any] = {"journal": list(position) if position else None, "need": need, "threshold": threshold}
+    entry["at"] = started
+    if full is None:
+        full = position is None or int(store.count()) <= FULL_PASS_MAX
+    if full:
+        last_pass.update(mode="full")
+        scoped = _live_scoped(store.all())
+        last_pass["read"] = int(store.count())
+        return scoped, entry
+    state = _load_state(key)
+    same_rules = state.get("need") == need and state.get("threshold") == threshold
+    got = store.changed_since(state.get("journal")) if same_rules and state.get("journal") else None
+    sweep = state.get("sweep")
+    seeds: dict[str, Experience] = {}
+    if got is None:
+        sweep = 0 if sweep is None or not same_rules else sweep  # the journal cannot say what changed: sweep
+        changed: list[str] = []
+    else:
+        changed = list(got[1])
+    changed += _new_relates_to(store, float(state.get("at") or 0.0)) if state.get("at") else []
+    read = len(set(changed))
+    for exp in _live_scoped(store.get_many(changed)):
+        seeds[exp.id] = exp
+    if sweep is not None:
+        page: list[Experience] = next(iter(store.iter_pages(where=SCOPED, page=SWEEP_PAGE, offset=int(sweep))), [])
+        read += len(page)
+        for exp in _live_scoped(page):
+            seeds.setdefault(exp.id, exp)
+        sweep = int(sweep) + len(page) if len(page) == SWEEP_PAGE else None
+    entry["sweep"] = sweep
+    last_pass.update(mode="incremental" if state.get("sweep") is None and got is not None else "sweep")
+    last_pass.update(read=read, seeds=len(seeds))
+    return _grow(store, list(seeds.values()), threshold), entry
+
+
+def promote_cross_project(ctx: EngineContext, min_projects: int | None = None, full: bool | None = None) -> int:
+    """Make lessons proven in ``min_projects`` distinct projects global. Returns how many.
+
+    ``full``: cluster every scoped lesson (True), only around what changed
+    since the last pass (False), or decide by the store's size (None)."""
     need = int(min_projects if min_projects is not None else ctx.config.get("projects", "promote_min_projects"))
     threshold = float(ctx.config.get("learning", "dedup_threshold"))
     store = ctx.store
-    scoped = [e for e in store.all() if e.project and not e.superseded_by]
+    key = f"{getattr(store, 'path', '')}:{getattr(store, 'collection_name', '')}"
+    last_pass.clear()
+    scoped, entry = _scope_of_pass(ctx, store, key, need, threshold, full)
+    last_pass["clustered"] = len(scoped)
+    promoted = _promote(ctx, store, scoped, need, threshold, full=last_pass.get("mode") == "full")
+    last_pass["promoted"] = promoted
+    if entry.get("journal") is not None:
+        _save_state(key, entry)
+    return promoted
+
+
+def _promote(ctx: EngineContext, store: Any, scoped: list[Experience], need: int, threshold: float, full: bool) -> int:
     if not scoped:
         return 0
     promoted = 0
     changed: list[Experience] = []
     edges: list[tuple[str, str, str, float]] = []
-    for cluster in _clusters(ctx, scoped, threshold):
+    for cluster in _clusters(ctx, scoped, threshold, full):
         projects = set().union(*(seen_in(e) for e in cluster))
         if len(projects) < need:
             continue

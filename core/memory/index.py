@@ -391,6 +391,52 @@ class VectorIndex:
             top = top[np.argsort(-scores[top], kind="stable")]
             return [(self.ids[int(rows[t])], float(scores[t])) for t in top if np.isfinite(scores[t])]
 
+    def rows_of(self, ids: list[str]) -> np.ndarray | None:
+        """The unit vectors of ``ids`` (a copy), or None when any is not in the index."""
+        with self._lock:
+            rows = [self.pos.get(i) for i in ids]
+            if any(r is None for r in rows):
+                return None
+            return self._vecs[np.asarray(rows, dtype=np.int64)].copy()
+
+    def near(self, vectors: Any, threshold: float, k: int = 64, block: int = 64) -> list[list[str]]:
+        """For each query vector, the ids of up to ``k`` live project-scoped rows
+        (not superseded) with cosine >= ``threshold``, best first. Cross-project
+        promotion grows clusters with this. Queries go ``block`` at a time (memory:
+        block x rows); above :data:`COARSE_MIN` rows each picks candidates on the
+        projection first, like :meth:`search`."""
+        qs = _normalise(np.asarray(vectors, dtype=np.float32).reshape(-1, self._vecs.shape[1] or 1))
+        out: list[list[str]] = []
+        with self._lock:
+            n = len(self.ids)
+            if n == 0 or len(qs) == 0 or qs.shape[1] != self._vecs.shape[1]:
+                return [[] for _ in range(len(qs))]
+            live = (self.project != 0) & ~self.superseded
+            for start in range(0, len(qs), block):
+                q = qs[start : start + block]
+                if self._proj is not None:
+                    pool = min(n, max(COARSE_POOL, k * 8))
+                    rough = (q @ self._proj) @ self._low.T
+                    rough[:, ~live] = -np.inf
+                    cands = np.argpartition(-rough, pool - 1, axis=1)[:, :pool] if pool < n else None
+                    del rough
+                    for r in range(len(q)):
+                        rows = cands[r] if cands is not None else np.arange(n)
+                        rows = rows[live[rows]]
+                        out.append(self._above(rows, self.vecs[rows] @ q[r], threshold, k))
+                else:
+                    scores = q @ self.vecs.T
+                    for r in range(len(q)):
+                        rows = np.nonzero(live & (scores[r] >= threshold))[0]
+                        out.append(self._above(rows, scores[r][rows], threshold, k))
+        return out
+
+    def _above(self, rows: np.ndarray, scores: np.ndarray, threshold: float, k: int) -> list[str]:
+        keep = scores >= threshold
+        rows, scores = rows[keep], scores[keep]
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [self.ids[int(rows[i])] for i in order]
+
     def _allowed(self, code: int | None, include_superseded: bool) -> np.ndarray:
         mask = self.project == 0
         if code is not None:

@@ -1,0 +1,175 @@
+"""The warm-start cache at scale: written streaming, seeding the index, right after other processes' writes.
+
+Real Chroma on disk; "another process" is a real subprocess writing to the
+same store (its own writer token in the change journal).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from twiceshy.base.types import Experience
+from twiceshy.engine import warmstart
+from twiceshy.memory import index as index_mod
+
+PY = sys.executable
+
+
+def _lessons() -> list[Experience]:
+    tools = ["git push --force", "npm publish", "docker system prune", "kubectl delete ns", "terraform destroy"]
+    out = [
+        Experience(text=f"lesson {i}: think before {t}", trigger=f"{t} target{i}", tier=1 + i % 3)
+        for i, t in enumerate(t for t in tools for _ in range(3))
+    ]
+    out.append(Experience(text="scoped one", trigger="psql -f schema.sql", project="proj-1"))
+    out.append(Experience(text="replaced advice", trigger="make deploy", superseded_by="x"))
+    return out
+
+
+def test_streaming_writer_pages_give_the_same_answers(ctx) -> None:
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    store.add_edge(lessons[0].id, lessons[1].id, "relates-to")
+    assert warmstart.write_cache(store, page=4)  # 17 lessons: five pages
+    cache = warmstart.open_cache(store.path, store.embedder.name)
+    assert cache is not None and sorted(cache.ids) == sorted(e.id for e in lessons)
+    assert os.stat(warmstart.cache_path(store.path)).st_mode & 0o777 == 0o600
+    warm = warmstart.WarmStore(cache, store.embedder, store.path, lambda: store)
+    for query in ("git push --force origin", "psql -f schema.sql", "make deploy", "zzz"):
+        for project in (None, "proj-1"):
+            for include_superseded in (True, False):
+                want = store.search(query, k=6, project=project, include_superseded=include_superseded)
+                got = warm.search(query, k=6, project=project, include_superseded=include_superseded)
+                assert [e.to_dict() for e, _ in got] == [e.to_dict() for e, _ in want], (query, project)
+    assert warm.edges_of([lessons[0].id, lessons[5].id]) == store.edges_of([lessons[0].id, lessons[5].id])
+    assert warm.neighbours(lessons[1].id) == [(lessons[0].id, "relates-to")]
+    assert not warm.stale
+
+
+def test_an_aborted_or_raced_pass_keeps_the_old_cache_and_leaves_no_temp_file(ctx) -> None:
+    store = ctx.store
+    store.add_many(_lessons())
+    assert warmstart.write_cache(store)
+    before = warmstart.cache_path(store.path).read_bytes()
+    calls = []
+
+    def abort() -> bool:
+        calls.append(1)
+        return len(calls) > 2  # gives up before the third page
+
+    store.add(Experience(text="newer", trigger="cargo publish"))
+    assert not warmstart.write_cache(store, abort=abort, page=4)
+    assert warmstart.cache_path(store.path).read_bytes() == before
+    assert not [p.name for p in Path(store.path).iterdir() if p.name.endswith(".tmp")]
+    assert warmstart.open_cache(store.path, store.embedder.name) is None  # stale: a new engine opens Chroma
+
+
+WRITER = """
+import sys
+from twiceshy.engine.context import make_context
+from twiceshy.base.types import Experience
+store = make_context(None).store
+added, edited, gone = sys.argv[1:4]
+store.add(Experience(id=added, text="Check the replica lag first", trigger="pg_ctl promote -D /data"))
+exp = store.get(edited)
+exp.project = "proj-9"
+store.update(exp)
+store.delete(gone)
+"""
+
+
+def test_index_seeded_from_the_cache_sees_what_another_process_wrote_after_it(
+    ctx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from twiceshy.engine.context import make_context
+
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    assert warmstart.write_cache(store)
+    added, edited, gone = "feedfacecafe0001", lessons[3].id, lessons[6].id
+    env = dict(os.environ)
+    subprocess.run([PY, "-c", WRITER, added, edited, gone], env=env, check=True, timeout=120)
+
+    cache = warmstart.WarmCache(warmstart.cache_path(store.path))  # stale now, still a valid seed
+    assert warmstart.open_cache(store.path, store.embedder.name) is None
+
+    def no_full_load(*_a, **_k):
+        raise AssertionError("the index read every vector from Chroma instead of the cache")
+
+    monkeypatch.setattr(index_mod.VectorIndex, "load", no_full_load)
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()  # as in a new process: nothing of Chroma's cached from before the writes
+    fresh = make_context(tmp_path).store  # a restarted engine's store
+    fresh.enable_index(background=False, seed=cache)
+    assert fresh.index is not None and len(fresh.index) == len(lessons)  # +1 added, -1 forgotten
+    hits = fresh.search("pg_ctl promote -D /data", k=1)
+    assert hits and hits[0][0].id == added
+    assert gone not in fresh.index.pos and fresh.get(gone) is None
+    assert all(e.id != gone for e, _ in fresh.search(lessons[6].trigger, k=20))
+    edited_trigger = lessons[3].trigger
+    assert all(e.id != edited for e, _ in fresh.search(edited_trigger, k=20))  # now scoped to proj-9
+    assert edited in [e.id for e, _ in fresh.search(edited_trigger, k=3, project="proj-9")]
+
+
+def test_a_released_warm_store_reads_from_the_real_store(ctx) -> None:
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    assert warmstart.write_cache(store)
+    cache = warmstart.open_cache(store.path, store.embedder.name)
+    assert cache is not None
+    warm = warmstart.WarmStore(cache, store.embedder, store.path, lambda: store)
+    warm.load_real()
+    warm.release()
+    assert warm.stale and warm.cache.ids == []
+    assert warm.count() == store.count()
+    assert [e.id for e, _ in warm.search("npm publish", k=2)] == [e.id for e, _ in store.search("npm publish", k=2)]
+
+
+def test_edges_of_more_ids_than_sqlite_takes_in_one_query(ctx) -> None:
+    from twiceshy.learning.ingest import _edges_of
+
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    store.add_edge(lessons[0].id, lessons[1].id, "relates-to")
+    store.add_edge(lessons[2].id, lessons[4].id, "generalizes")
+    ids = [f"missing{i:05d}" for i in range(12_000)] + [lessons[1].id, lessons[2].id]
+    want = {(lessons[0].id, "relates-to", lessons[1].id), (lessons[2].id, "generalizes", lessons[4].id)}
+    got = {(e["src"], e["type"], e["dst"]) for e in store.edges_of(ids)}
+    assert got == want
+    assert {(e["src"], e["type"], e["dst"]) for e in _edges_of(ctx, ids)} == want
+    store.enable_index()  # the engine: answers remembered per id until the next write
+    assert {(e["src"], e["type"], e["dst"]) for e in store.edges_of(ids)} == want
+    store.add_edge(lessons[1].id, lessons[3].id, "relates-to")
+    got = {(e["src"], e["type"], e["dst"]) for e in store.edges_of(ids)}
+    assert got == want | {(lessons[1].id, "relates-to", lessons[3].id)}
+
+
+def test_near_finds_scoped_neighbours_above_the_threshold(ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(4, 32)).astype(np.float32)
+    ids, vecs, metas = [], [], []
+    for i in range(400):
+        noise = rng.normal(size=32).astype(np.float32) * (0.05 if i < 8 else 1.0)
+        vecs.append(base[i % 4] + noise)
+        ids.append(f"r{i}")
+        metas.append({"project": "" if i % 8 == 1 else f"p{i % 3}", "superseded_by": "x" if i == 4 else ""})
+    for coarse_min in (10**9, 100):  # exact, then through the projection
+        monkeypatch.setattr(index_mod, "COARSE_MIN", coarse_min)
+        monkeypatch.setattr(index_mod, "COARSE_DIMS", 8)
+        index = index_mod.VectorIndex()
+        index.upsert(ids, np.asarray(vecs), metas)
+        (found,) = index.near(base[:1], 0.95, k=10)
+        # rows 0 and 4 are copies of base[0]; row 4 is superseded; global rows are never scoped neighbours
+        assert found == ["r0"], (coarse_min, found)
+        assert index.rows_of(["r0", "r2"]).shape == (2, 32) and index.rows_of(["r0", "nope"]) is None
