@@ -129,7 +129,9 @@ def register_commands(cli: click.Group) -> None:
         if exp is None:
             raise click.ClickException(f"no lesson {exp_id}")
         data = exp.to_dict()
-        data["edges"] = ctx.store.edges(exp_id)
+        # Chroma returns metadata keys in no fixed order: sorted, two runs print the same.
+        edges = [dict(sorted(e.items())) for e in ctx.store.edges(exp_id)]
+        data["edges"] = sorted(edges, key=lambda e: (str(e.get("type")), str(e.get("src")), str(e.get("dst"))))
         click.echo(json.dumps(data, indent=2, default=str))
 
     @cli.command()

@@ -30,7 +30,8 @@ The answer is the in-process answer by construction, not a re-implementation:
 
 Reply framing on the connection (the client is ours, so this is not the hook
 protocol): ``+\\n`` as soon as the read thread took the request (or
-``-<reason>\\n`` and close when declined), then, when the command finished,
+``-<reason>\\n`` and close when declined), a ``.`` every
+:data:`HEARTBEAT_S` while the command runs, then
 ``R <exit-code> <stdout-bytes> <stderr-bytes> <page>\\n<stdout><stderr>``;
 ``page`` is 1 when the command asked for a pager (``list --all`` on a
 terminal), which the client then runs itself.
@@ -75,6 +76,7 @@ RICH_ENV = (
 IGNORED_ENV = frozenset(
     {"TWICESHY_NO_AUTOSTART", "TWICESHY_READ_VIA_ENGINE", "TWICESHY_READ_TIMEOUT_S", "TWICESHY_READ_ACCEPT_S"}
 )
+HEARTBEAT_S = 0.5  # the client falls back when it hears nothing for several of these
 SEND_TIMEOUT_S = 30.0  # the client reads the reply as it comes; one that stops reading is dropped
 
 _local = threading.local()
@@ -287,6 +289,9 @@ class ReadRunner:
             _close(conn)
 
     def _run(self, conn: socket.socket, payload: bytes) -> None:
+        held = True
+        beating: threading.Event | None = None
+        send_lock = threading.Lock()
         try:
             _install()
             conn.setblocking(True)
@@ -301,19 +306,30 @@ class ReadRunner:
                 self._decline(conn, reason)
                 return
             conn.sendall(b"+\n")
+            beating = threading.Event()
+            threading.Thread(
+                target=_heartbeat, args=(conn, send_lock, beating), name="twiceshy-read-beat", daemon=True
+            ).start()
             code = self._execute(request)
             out = "".join(request.streams["stdout"]).encode("utf-8", "surrogateescape")
             err = "".join(request.streams["stderr"]).encode("utf-8", "surrogateescape")
             head = f"R {code} {len(out)} {len(err)} {int(request.page)}\n".encode("ascii")
-            conn.sendall(head + out + err)
+            beating.set()
             self.served += 1
+            held = False
+            self._slot.release()  # before the reply: the same client's next read finds the slot free
+            with send_lock:
+                conn.sendall(head + out + err)
         except OSError:
             pass  # the client gave up (it runs the command itself)
         except Exception as exc:
             record_error("engine.read", exc)
         finally:
+            if beating is not None:
+                beating.set()
             _close(conn)
-            self._slot.release()
+            if held:
+                self._slot.release()
             self.engine.last_activity = time.monotonic()
 
     def _prepare(self, request: _Request) -> str:
@@ -406,6 +422,19 @@ class ReadRunner:
 
     def status(self) -> dict[str, Any]:
         return {"served": self.served, "declined": dict(self.declined), "running": self._slot.locked()}
+
+
+def _heartbeat(conn: socket.socket, lock: threading.Lock, done: threading.Event) -> None:
+    """One ``.`` every :data:`HEARTBEAT_S` while a read runs: the client tells a
+    slow command (it keeps waiting) from a hung or stopped engine (it does not)."""
+    while not done.wait(HEARTBEAT_S):
+        with lock:
+            if done.is_set():
+                return
+            try:
+                conn.sendall(b".")
+            except OSError:
+                return
 
 
 def _norm(path: str | None) -> str | None:

@@ -19,9 +19,12 @@ only invocations that cannot write: ``context --write``, ``projects
 
 Whenever the engine cannot answer — none runs, it declines (busy with another
 read, still loading, another configuration), it does not take the request
-within ``TWICESHY_READ_ACCEPT_S`` (default 2 s: hung, stopped) or does not
-finish within ``TWICESHY_READ_TIMEOUT_S`` (default 60 s) — :func:`try_engine`
-returns None and the command runs in-process exactly as before.
+within ``TWICESHY_READ_ACCEPT_S`` (default 2 s), goes silent while the
+command runs (no heartbeat for 3 s: stopped, hung) or does not finish within
+``TWICESHY_READ_TIMEOUT_S`` (default 600 s) — :func:`try_engine` returns
+None and the command runs in-process exactly as before. A slow command that
+the engine is still running is waited for: its heartbeats say so, and a
+fresh process would only be slower.
 ``TWICESHY_READ_VIA_ENGINE=0`` turns the fast path off.
 """
 
@@ -49,8 +52,9 @@ RICH_ENV = (
     "JUPYTER_COLUMNS",
     "JUPYTER_LINES",
 )
-ACCEPT_S = 2.0
-TIMEOUT_S = 60.0
+ACCEPT_S = 2.0  # to take the request (it is never queued: a busy engine declines at once)
+SILENCE_S = 3.0  # without a heartbeat (the engine sends one every 0.5 s while a command runs)
+TIMEOUT_S = 600.0  # for the whole answer
 MAX_REPLY = 1 << 30
 
 
@@ -113,11 +117,16 @@ def request_payload(argv):
     return json.dumps(data).encode("utf-8", "surrogateescape")
 
 
-def ask(home, argv, accept_s=None, timeout_s=None):
+def ask(home, argv, accept_s=None, timeout_s=None, silence_s=None):
     """The engine's answer to ``argv`` as ``(exit_code, stdout, stderr, page)``
-    (bytes), or None when it cannot answer (see the module docstring)."""
+    (bytes), or None when it cannot answer (see the module docstring).
+
+    ``accept_s``: how long the engine has to take the request; ``silence_s``:
+    how long it may then go without a heartbeat (a stopped or hung engine);
+    ``timeout_s``: the whole answer."""
     accept_s = _float_env("TWICESHY_READ_ACCEPT_S", ACCEPT_S) if accept_s is None else accept_s
     timeout_s = _float_env("TWICESHY_READ_TIMEOUT_S", TIMEOUT_S) if timeout_s is None else timeout_s
+    silence_s = SILENCE_S if silence_s is None else silence_s
     try:
         family, address, token = wire.engine_address(home)
     except (wire.EngineDown, OSError):
@@ -127,23 +136,25 @@ def ask(home, argv, accept_s=None, timeout_s=None):
     payload = request_payload(argv)
     start = time.monotonic()
     sock = wire._socket.socket(family, wire._socket.SOCK_STREAM)
+    received = bytearray()
+    accepted = False
     try:
         sock.settimeout(accept_s)
         sock.connect(address)
         header = "%s - read - %d %s\n" % (wire.PROTOCOL, len(payload), token)
         sock.sendall(header.encode("ascii") + payload)
-        received = bytearray()
-        accepted = False
-        deadline = start + accept_s
+        quiet_until = start + accept_s
         while True:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = min(quiet_until, start + timeout_s) - now
             if remaining <= 0:
-                return None
+                return None  # not taken in time, silent (stopped, hung) or too slow
             sock.settimeout(remaining)
             chunk = sock.recv(1 << 20)
             if not chunk:
                 break
             received += chunk
+            quiet_until = time.monotonic() + silence_s
             if not accepted:
                 nl = received.find(b"\n")
                 if nl < 0:
@@ -154,7 +165,8 @@ def ask(home, argv, accept_s=None, timeout_s=None):
                     return None  # declined: busy, loading, another configuration ...
                 del received[: nl + 1]
                 accepted = True
-                deadline = start + timeout_s
+            if received[:1] == b".":  # heartbeats come before the answer, never inside it
+                del received[: len(received) - len(received.lstrip(b"."))]
             if len(received) > MAX_REPLY:
                 return None
     except OSError:  # refused, reset, timed out
