@@ -8,10 +8,17 @@ Steps, each timed (wall clock, whole process for CLI commands):
    vectors are real MiniLM vectors of a few hundred command triggers plus
    noise, as in ``bench/hook_latency.py``, so the store has its real size and
    shape without embedding 100k texts here.
-2. **read commands** — ``list``, ``list --json``, ``stats``, ``search``,
-   ``show``, ``graph``, ``timeline``, ``health``, ``projects``, ``review``,
-   ``context``, ``suggest``, ``export --all``, ``doctor`` as separate
-   ``python -m twiceshy …`` processes: exit code, seconds, output size.
+2. **read commands** — ``list`` (default page, ``--json``, ``--tier``, a page
+   deep in the store), ``stats``, ``search``, ``show``, ``graph``,
+   ``timeline``, ``health``, ``projects``, ``review``, ``context``,
+   ``suggest``, ``export --all``, ``doctor`` as separate ``python -m twiceshy
+   …`` processes, each twice: without an engine (every one in-process), then
+   with a running engine (the read commands are answered by it,
+   :mod:`twiceshy.ops.readvia`; ``export`` and ``doctor`` still run
+   in-process). Exit code, seconds, output size and whether both runs printed
+   the same bytes; the engine runs are the median of ``--repeat`` runs, each
+   next to a bare ``python -c pass`` start (the floor, measured in the same
+   run; the machine is shared).
 3. **session end** — the evolution a session end applies
    (:func:`twiceshy.learning.evolve.after_session`) after a session that
    touched a handful of lessons (verdicts and one lesson learned).
@@ -24,11 +31,14 @@ Run::
 
     python bench/scale.py                       # 100k store, 10k import
     python bench/scale.py --size 10000 --import-n 2000
+    # the read commands only, on a copy of an existing store (it is written to: hits, caches)
+    cp -a /tmp/s18/home100k /tmp/copy && python bench/scale.py --home /tmp/copy --reads-only
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -101,26 +111,35 @@ def build(home: Path, size: int, seed: int = 7) -> tuple[float, str]:
     return took, hit.id
 
 
-def run_cli(home: Path, args: list[str], timeout: float = 900) -> dict:
+def run_cli(home: Path, args: list[str], timeout: float = 900, **extra: str) -> dict:
+    env = env_for(home)
+    env.update(extra)
     started = time.perf_counter()
-    proc = subprocess.run(
-        [PY, "-m", "twiceshy", *args], capture_output=True, env=env_for(home), cwd=str(home), timeout=timeout
-    )
+    proc = subprocess.run([PY, "-m", "twiceshy", *args], capture_output=True, env=env, cwd=str(home), timeout=timeout)
     took = time.perf_counter() - started
     return {
         "cmd": " ".join(args),
         "rc": proc.returncode,
-        "s": round(took, 2),
+        "s": round(took, 3),
         "out_kb": round(len(proc.stdout) / 1024, 1),
         "err": proc.stderr.decode(errors="replace").strip().splitlines()[-1:] if proc.returncode else [],
+        "digest": hashlib.sha256(proc.stdout + b"\0" + proc.stderr + b"\0%d" % proc.returncode).hexdigest(),
     }
 
 
-def read_commands(home: Path, hit_id: str, out_dir: Path) -> list[dict]:
-    commands = [
+def floor_s() -> float:
+    """One bare interpreter start, as the CLI's own start is measured (``python -c pass``)."""
+    started = time.perf_counter()
+    subprocess.run([PY, "-c", "pass"], check=True)
+    return time.perf_counter() - started
+
+
+def read_command_list(hit_id: str, out_dir: Path) -> list[list[str]]:
+    return [
         ["list"],
         ["list", "--json"],
         ["list", "--tier", "rule"],
+        ["list", "--offset", "50000", "--limit", "20"],
         ["stats"],
         ["search", "rm -rf build"],
         ["show", hit_id],
@@ -134,13 +153,85 @@ def read_commands(home: Path, hit_id: str, out_dir: Path) -> list[dict]:
         ["export", "--all", "-o", str(out_dir / "export-all.json")],
         ["doctor", "--no-model"],
     ]
+
+
+def start_engine(home: Path) -> dict:
+    """An engine for ``home``, ready to answer reads (Chroma open, in-memory index loaded)."""
+    from twiceshy.engine import server as engine_mod
+
+    engine_mod.spawn_detached(home, env=env_for(home))
+    status = engine_mod.wait_ready(home, timeout=600)
+    if status is None:
+        raise SystemExit(f"engine did not start: see {home / 'engine.log'}")
+    deadline = time.monotonic() + 900
+    while time.monotonic() < deadline:  # reads are declined until Chroma is open behind the warm cache
+        status = engine_mod.call(home, "ping", timeout=5.0) or {}
+        if status.get("store") == "chroma":
+            break
+        time.sleep(0.5)
+    # The in-memory index loads in the background after that: one search through it before timing.
+    run_cli(home, ["search", "warm up"])
+    return status
+
+
+def read_commands(home: Path, hit_id: str, out_dir: Path, repeat: int = 3) -> list[dict]:
+    """Every read command without an engine, then with one; the floor next to each engine run."""
+    from twiceshy.engine import server as engine_mod
+
+    commands = read_command_list(hit_id, out_dir)
+    engine_mod.stop(home)
+    print("  without an engine (each command in a fresh process, as before):", flush=True)
     rows = []
     for args in commands:
-        row = run_cli(home, args)
-        rows.append(row)
+        row = run_cli(home, args, TWICESHY_READ_VIA_ENGINE="0")
+        rows.append({"cmd": row["cmd"], "no_engine": row})
         flag = "" if row["rc"] == 0 else f"  EXIT {row['rc']}: {' '.join(row['err'])[:160]}"
-        print(f"  {row['cmd'][:40]:40s} {row['s']:8.2f} s  {row['out_kb']:9.1f} KB{flag}", flush=True)
+        print(f"    {row['cmd'][:40]:40s} {row['s']:8.2f} s  {row['out_kb']:9.1f} KB{flag}", flush=True)
+    status = start_engine(home)
+    print(f"  with a running engine (pid {status.get('pid')}, RSS {(status.get('rss_bytes') or 0) / 2**20:.0f} MB;")
+    print(f"  median of {repeat} runs; floor = bare `python -c pass` started next to each run):")
+    print(f"    {'command':40s} {'no engine':>10s} {'engine':>8s} {'floor':>7s}  {'rc':>3s} {'KB':>9s}  same output")
+    try:
+        for row, args in zip(rows, commands):
+            runs, floors = [], []
+            for _ in range(repeat):
+                floors.append(floor_s())
+                runs.append(run_cli(home, args))
+            runs.sort(key=lambda r: r["s"])
+            best = runs[len(runs) // 2]
+            best["floor_s"] = round(sorted(floors)[len(floors) // 2], 3)
+            best["identical"] = all(r["digest"] == row["no_engine"]["digest"] for r in runs)
+            row["engine"] = best
+            print(
+                f"    {row['cmd'][:40]:40s} {row['no_engine']['s']:9.2f}s {best['s']:7.3f}s {best['floor_s']:6.3f}s"
+                f"  {best['rc']:3d} {best['out_kb']:9.1f}  {'yes' if best['identical'] else 'NO'}",
+                flush=True,
+            )
+        reads = (engine_mod.call(home, "ping", timeout=5.0) or {}).get("reads")
+        print(f"  engine reads: {reads}; load average {os.getloadavg()[0]:.2f}")
+    finally:
+        engine_mod.stop(home)
     return rows
+
+
+def hit_lesson_id(home: Path) -> str:
+    """The id of the lesson ``build`` adds for ``HIT_TRIGGER`` (the top search hit)."""
+    row = subprocess.run(
+        [PY, "-m", "twiceshy", "search", HIT_TRIGGER, "-k", "1"],
+        capture_output=True,
+        text=True,
+        env={**env_for(home), "TWICESHY_READ_VIA_ENGINE": "0"},
+        cwd=str(home),
+        timeout=300,
+        check=True,
+    )
+    return row.stdout.split()[1]
+
+
+def run_count(home: Path) -> int:
+    code = "from twiceshy.engine.context import make_context; print(make_context(None).store.count())"
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=env_for(home), timeout=300, check=True)
+    return int(out.stdout.split()[-1])
 
 
 def session_end(home: Path) -> dict:
@@ -208,23 +299,35 @@ def main() -> int:
     parser.add_argument("--only-import", action="store_true", help="skip the read commands and the session end")
     parser.add_argument("--json", dest="json_out")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--home", type=Path, help="use this store (a copy: it is written to) instead of building one")
+    parser.add_argument("--hit-id", help="with --home: the id of the lesson searched for (default: looked up)")
+    parser.add_argument("--reads-only", action="store_true", help="only the read commands")
+    parser.add_argument("--repeat", type=int, default=3, help="engine runs per read command (median)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="twiceshy-scale-"))
     results: dict = {"size": args.size, "cpus": os.cpu_count()}
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
     try:
-        home = root / "big"
-        home.mkdir()
-        took, hit_id = build(home, args.size)
-        results["build_s"] = round(took, 1)
-        print(f"build: {args.size:,} lessons in {took:.1f} s (add_vectors, pages of 5,000)", flush=True)
+        if args.home:
+            home = args.home.resolve()
+            hit_id = args.hit_id or hit_lesson_id(home)
+            args.size = int(run_count(home))
+            results["size"] = args.size
+            print(f"store: {home} ({args.size:,} lessons)", flush=True)
+        else:
+            home = root / "big"
+            home.mkdir()
+            took, hit_id = build(home, args.size)
+            results["build_s"] = round(took, 1)
+            print(f"build: {args.size:,} lessons in {took:.1f} s (add_vectors, pages of 5,000)", flush=True)
         if not args.only_import:
-            print(f"read commands against {args.size:,} lessons (no engine running):")
-            results["commands"] = read_commands(home, hit_id, root)
+            print(f"read commands against {args.size:,} lessons:")
+            results["commands"] = read_commands(home, hit_id, root, repeat=args.repeat)
+        if not args.only_import and not args.reads_only:
             results["session_end"] = session_end(home)
             se = results["session_end"]
             print(f"session end (evolution pass): {se['s']:.2f} s (first pass {se['first_s']:.2f} s); {se['counts']}")
-        if not args.skip_import:
+        if not args.skip_import and not args.reads_only:
             n = args.import_n
             doc = {"format": "twiceshy-export", "schema_version": 1, "lessons": import_rows(n), "edges": []}
             plain = root / "import-plain.json"
