@@ -54,8 +54,10 @@ def _report(result) -> None:
         click.echo("  (new file; no backup needed)")
 
 
-def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run: bool) -> None:
-    from twiceshy.ops.install import InstallError, client_path, install, uninstall
+def _run(
+    action: str, agents: list[str], scope: str, project_dir: Path, dry_run: bool, transport: str = "command"
+) -> None:
+    from twiceshy.ops.install import InstallError, TransportUnsupported, client_path, install, uninstall
     from twiceshy.plugin.manager import make_manager
 
     pm = make_manager()
@@ -65,7 +67,15 @@ def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run:
     for agent in agents:
         try:
             if action == "install":
-                result = install(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
+                try:
+                    result = install(
+                        pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run, transport=transport
+                    )
+                except TransportUnsupported:
+                    if len(agents) == 1:
+                        raise
+                    click.echo(f"{agent}: no HTTP hooks; installing command hooks")
+                    result = install(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
             else:
                 result = uninstall(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
         except InstallError as exc:
@@ -75,13 +85,37 @@ def _run(action: str, agents: list[str], scope: str, project_dir: Path, dry_run:
             click.echo(f"{agent}: error: {exc.message}", err=True)
             continue
         _report(result)
+        if result.token_file is not None and not dry_run:
+            click.echo(f"  http hooks: token in {result.token_file} (settings env, kept out of git)")
+            if result.git_exclude is not None:
+                click.echo(f"  git: {result.token_file.name} listed in {result.git_exclude}")
         if action == "install" and result.changed and not dry_run:
             for note in pm.hook.agent_install_notes(agent=agent, scope=scope, project_dir=project_dir) or []:
                 click.echo(f"  note: {note}")
+    if action == "install" and transport == "http" and not dry_run:
+        _restart_engine_for_http()
     if action == "uninstall" and not dry_run:
         _stop_engine_if_unused(pm, project_dir)
     if failures:
         raise click.ClickException(f"{action} failed for: {', '.join(failures)}")
+
+
+def _restart_engine_for_http() -> None:
+    """An engine started before the http install has no HTTP listener (it reads the port at
+    start): restart it, or the new hooks would fail open until it idles out."""
+    from twiceshy.base.paths import data_dir
+    from twiceshy.engine.http_hooks import load_config, ping
+    from twiceshy.engine.server import EnginePaths, lock_is_held, spawn_detached, stop
+
+    home = data_dir()
+    config = load_config(home)
+    if config is None or not lock_is_held(EnginePaths(home)) or ping(home, config) is not None:
+        return
+    if stop(home):
+        spawn_detached(home)
+        click.echo("engine: restarted to listen for the HTTP hooks")
+    else:
+        click.echo("engine: could not be restarted; run `twiceshy engine stop` (HTTP hooks fail open until then)")
 
 
 def _stop_engine_if_unused(pm, project_dir: Path) -> None:
@@ -152,9 +186,17 @@ def register_commands(cli: click.Group) -> None:
     @scope_option
     @project_option
     @dry_option
-    def install(agent: str, scope: str, project_dir: Path | None, dry_run: bool) -> None:
+    @click.option(
+        "--transport",
+        type=click.Choice(["command", "http"]),
+        default="command",
+        show_default=True,
+        help="http (Claude Code): tool events POST straight to the engine on 127.0.0.1, no process per call; "
+        "they fail open while the engine is down (docs/engine.md).",
+    )
+    def install(agent: str, scope: str, project_dir: Path | None, dry_run: bool, transport: str) -> None:
         """Wire twiceshy's hooks into an agent's settings (backup first, idempotent)."""
-        _run("install", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run)
+        _run("install", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run, transport)
 
     @cli.command()
     @agent_option

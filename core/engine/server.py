@@ -590,6 +590,9 @@ class Engine:
         self.acquire_lock()
         try:
             self.bind()
+            from twiceshy.engine import http_hooks  # Claude Code http hooks, when installed (bound before warm-up)
+
+            self.http_hooks = http_hooks.start(self)
             self._install_signals()
             self._spawn_io(self._serve, "twiceshy-accept")
             for n in range(WORKERS):
@@ -759,6 +762,8 @@ class Engine:
 
     def _shutdown(self) -> None:
         self.stopping.set()
+        if getattr(self, "http_hooks", None) is not None:
+            self.http_hooks.close()
         self.ready.set()  # workers waiting for a load that will not finish: let them go
         for _ in self._io_threads:
             self._work.put(None)

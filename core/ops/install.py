@@ -257,6 +257,8 @@ class InstallResult:
     created: bool = False
     removed_files: list[Path] = field(default_factory=list)  # uninstall: files we created, now deleted
     cleaned_files: list[Path] = field(default_factory=list)  # uninstall: managed blocks taken out
+    token_file: Path | None = None  # http transport: the settings file that got the token
+    git_exclude: Path | None = None  # …and the .git/info/exclude that keeps it out of git
 
 
 # --------------------------------------------------------------------------
@@ -399,6 +401,100 @@ def _refuse_if_changed(path: Path, text: str | None) -> None:
         )
 
 
+TRANSPORTS = ("command", "http")
+# Claude Code's own per-machine settings beside the project's: it keeps it out of git, and so do we.
+LOCAL_SETTINGS = "settings.local.json"
+# How long Claude Code waits for the engine's HTTP answer (seconds; past it the call runs).
+HTTP_TIMEOUT_S = {"PreToolUse": 1.0, "PostToolUse": 5.0, "PostToolUseFailure": 5.0}
+
+
+class TransportUnsupported(InstallError):
+    """The agent has no HTTP hooks (only Claude Code has)."""
+
+
+class _HookTarget:
+    """``hook_command`` for the agent plugin: called with an event, gives the command. With
+    the http transport it also has ``http_hook(event)``, the ``type: http`` item (a plugin
+    that never asks for one has no HTTP hooks)."""
+
+    def __init__(self, agent: str, command_for: Callable[[str], str], http: Any = None) -> None:
+        self._agent = agent
+        self._command_for = command_for
+        self.http_events: list[str] = []
+        if http is not None:
+            self._http = http
+            self.http_hook = self._http_hook
+
+    def __call__(self, native_event: str) -> str:
+        return self._command_for(native_event)
+
+    def _http_hook(self, native_event: str) -> dict[str, Any]:
+        from twiceshy.engine.http_hooks import TIMEOUT_HEADER, TOKEN_HEADER
+
+        if native_event not in self.http_events:
+            self.http_events.append(native_event)
+        timeout = HTTP_TIMEOUT_S.get(native_event, 5.0)
+        return {
+            "type": "http",
+            "url": self._http.url(self._agent, native_event),
+            "headers": {TOKEN_HEADER: "${%s}" % self._http.env_var, TIMEOUT_HEADER: str(int(timeout * 1000))},
+            "allowedEnvVars": [self._http.env_var],
+            "timeout": timeout,
+        }
+
+
+def token_env_file(path: Path, scope: str) -> Path:
+    """Where the HTTP hook token goes (as settings ``env``): never a file a repository
+    holds — the user settings themselves, or the project's ``.claude/settings.local.json``."""
+    return path if scope == "user" else path.with_name(LOCAL_SETTINGS)
+
+
+def _git_exclude(path: Path) -> Path | None:
+    """Add ``path`` to its repository's ``.git/info/exclude`` (local, never committed) unless
+    already listed there; the exclude file, or None outside a plain git checkout."""
+    folder = path.parent.resolve()
+    for root in (folder, *folder.parents):
+        git = root / ".git"
+        if git.exists():
+            if not git.is_dir():
+                return None  # a worktree or submodule: its exclude lives elsewhere
+            exclude = git / "info" / "exclude"
+            # ``*``: our backups of it (settings.local.json.twiceshy-backup-…) hold the token too
+            line = "/" + path.resolve().relative_to(root).as_posix() + "*"
+            try:
+                text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+                if line not in text.splitlines():
+                    exclude.parent.mkdir(parents=True, exist_ok=True)
+                    with open(exclude, "a", encoding="utf-8") as fh:
+                        fh.write(("" if not text or text.endswith("\n") else "\n") + line + "\n")
+            except OSError:
+                return None
+            return exclude
+    return None
+
+
+def _set_token_env(var: str | None, token: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A settings transform: our token variable set to ``token`` (or, with None, taken out)."""
+
+    def transform(settings: dict[str, Any]) -> dict[str, Any]:
+        from twiceshy.engine.http_hooks import TOKEN_ENV_PREFIX
+
+        env = settings.get("env")
+        if env is not None and not isinstance(env, dict):
+            raise InstallError('"env" must be a JSON object; fix it by hand first')
+        env = {k: v for k, v in (env or {}).items() if not str(k).startswith(TOKEN_ENV_PREFIX)}
+        if var is not None:
+            env[var] = token
+        out = dict(settings)
+        if env:
+            out["env"] = env
+        else:
+            out.pop("env", None)
+        return out
+
+    return transform
+
+
 def install(
     pm: Any,
     agent: str,
@@ -407,12 +503,19 @@ def install(
     dry_run: bool = False,
     python: str | None = None,
     home: str | Path | None = None,
+    transport: str = "command",
 ) -> InstallResult:
     """Wire twiceshy's hooks into ``agent``'s settings file for ``scope``.
 
     ``python`` and ``home`` go into the hook command (see :func:`hook_command`).
-    Raises :class:`InstallError` when the file cannot be edited safely.
+    ``transport="http"`` (Claude Code only) makes the tool events HTTP hooks answered by the
+    engine on 127.0.0.1 (:mod:`twiceshy.engine.http_hooks`); the port and token are the data
+    dir's, created here, and the token goes in as settings ``env`` in
+    :func:`token_env_file`. Raises :class:`InstallError` when the file cannot be edited
+    safely, :class:`TransportUnsupported` when the agent has no HTTP hooks.
     """
+    if transport not in TRANSPORTS:
+        raise InstallError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
     path = settings_path(pm, agent, scope, project_dir or Path.cwd())
     wired: list[str] = []
 
@@ -421,13 +524,65 @@ def install(
             wired.append(native_event)
         return hook_command(agent, native_event, python=python, home=home)
 
+    http = None
+    if transport == "http":
+        from twiceshy.engine.http_hooks import HttpHookConfig, ensure_config, load_config
+
+        data_home = Path(home) if home is not None else data_dir()
+        http = load_config(data_home) if dry_run else ensure_config(data_home)
+        if http is None:  # a dry run writes nothing, not even the port file
+            http = HttpHookConfig(0, "")
+    target = _HookTarget(agent, command_for, http)
+    env_file = token_env_file(path, scope)
+
     def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
-        return pm.hook.agent_install_hooks(agent=agent, settings=settings, hook_command=command_for)
+        after = pm.hook.agent_install_hooks(agent=agent, settings=settings, hook_command=target)
+        if http is not None and after is not None:
+            if not target.http_events:
+                raise TransportUnsupported(f"{agent} has no HTTP hooks; use --transport command")
+            if env_file == path:
+                after = _set_token_env(http.env_var, http.token)(after)
+        return after
 
     def events_of(after: dict[str, Any]) -> list[str]:
-        return list(wired) or our_events(after)
+        return list(wired) + [e for e in target.http_events if e not in wired] or our_events(after)
 
-    return _apply(agent, "install", path, transform, dry_run, events_of)
+    result = _apply(agent, "install", path, transform, dry_run, events_of)
+    if http is not None and env_file == path and result.changed:
+        result.token_file = path
+    if env_file != path and (http is not None or env_file.exists()):
+        # The token in the machine's own settings file (or, back to command hooks, out of it).
+        var, token = (http.env_var, http.token) if http is not None else (None, None)
+        try:
+            local = _apply(agent, "install", env_file, _set_token_env(var, token), dry_run, lambda _a: [])
+        except InstallError:
+            if http is not None:
+                raise
+            local = None
+        if local is not None and local.changed:
+            result.changed = True
+            result.diff += local.diff
+            if http is not None:
+                result.token_file = env_file
+                if not dry_run:
+                    result.git_exclude = _git_exclude(env_file)
+            elif not dry_run and was_created(env_file) and read_settings(env_file)[0] == {}:
+                env_file.unlink(missing_ok=True)  # back to command hooks: the file we made for the token goes
+                forget_created(env_file)
+                result.removed_files.append(env_file)
+    if result.token_file is not None and not dry_run:
+        _private(result.token_file)
+    return result
+
+
+def _private(path: Path) -> None:
+    """The file now holds the token: readable by its owner only."""
+    try:
+        target = Path(os.path.realpath(path))
+        if stat.S_IMODE(target.stat().st_mode) & 0o077:
+            os.chmod(target, 0o600)
+    except OSError:
+        pass
 
 
 def uninstall(
@@ -445,14 +600,31 @@ def uninstall(
     removed: list[str] = []
 
     def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
+        from twiceshy.engine.http_hooks import our_http_hooks
+
         removed.extend(our_events(settings))
+        removed.extend(e for e in our_http_hooks(settings) if e not in removed)
         return pm.hook.agent_uninstall_hooks(agent=agent, settings=settings)
 
     def events_of(after: dict[str, Any]) -> list[str]:
-        left = set(our_events(after))
+        from twiceshy.engine.http_hooks import our_http_hooks
+
+        left = set(our_events(after)) | set(our_http_hooks(after))
         return [e for e in removed if e not in left]
 
     result = _apply(agent, "uninstall", path, transform, dry_run, events_of)
+    local = token_env_file(path, scope)
+    if local != path and local.exists():
+        try:  # the http transport's token (only our variable; the file is Claude Code's)
+            token_out = _apply(agent, "uninstall", local, _set_token_env(None, None), dry_run, lambda _a: [])
+            result.diff += token_out.diff
+            if token_out.changed and not dry_run and was_created(local):
+                if read_settings(local)[0] == {}:
+                    local.unlink(missing_ok=True)
+                    forget_created(local)
+                    result.removed_files.append(local)
+        except InstallError:
+            pass
     if dry_run:
         return result
     # A settings file we created and that our removal left empty goes too.
@@ -488,6 +660,8 @@ __all__ = [
     "backup_file",
     "backups_of",
     "settings_path",
+    "token_env_file",
+    "TransportUnsupported",
     "install",
     "uninstall",
 ]

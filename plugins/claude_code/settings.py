@@ -1,10 +1,26 @@
-"""Where Claude Code keeps its settings and instructions, and our entries in them."""
+"""Where Claude Code keeps its settings and instructions, and our entries in them.
+
+Two transports (``twiceshy install --agent claude-code --transport command|http``):
+
+* ``command`` (default): every event runs the stdlib hook client (``hooks/client.py``).
+* ``http``: the tool events (:data:`HTTP_EVENTS`) are ``type: "http"`` hooks that POST
+  straight to the resident engine on 127.0.0.1 (twiceshy.engine.http_hooks); the other
+  events stay command hooks — SessionStart and UserPromptSubmit start the engine and wait
+  for it, which is what keeps the HTTP hooks answered. The installer asks for this by
+  giving ``hook_command`` an ``http_hook(event) -> item`` attribute.
+
+Our HTTP items are recognised by their URL (loopback, path under :data:`HTTP_URL_PREFIX`);
+the token is never in them, only ``${TWICESHY_HOOK_TOKEN_<port>}``, filled by Claude Code
+from its environment (the settings ``env`` the installer writes in a file of this machine).
+"""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from twiceshy.plugin.settings import HookSpec, merge_matcher_hooks, remove_matcher_hooks
 
@@ -60,9 +76,80 @@ def user_context_file() -> Path:
     return user_claude_dir() / "CLAUDE.md"
 
 
+# The events that go over HTTP with --transport http (the hot, per-tool-call ones).
+HTTP_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+HTTP_URL_PREFIX = "/twiceshy/hooks/"  # = twiceshy.engine.http_hooks.URL_PREFIX (tests check)
+TOKEN_ENV_PREFIX = "TWICESHY_HOOK_TOKEN_"  # = twiceshy.engine.http_hooks.TOKEN_ENV_PREFIX
+
+
+def is_our_http_hook(item: Any) -> bool:
+    """``{"type": "http", "url": "http://127.0.0.1:<port>/twiceshy/hooks/…"}``: one of ours."""
+    if not isinstance(item, dict) or item.get("type") != "http" or not isinstance(item.get("url"), str):
+        return False
+    try:
+        parts = urlsplit(item["url"])
+    except ValueError:
+        return False
+    return parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.path.startswith(HTTP_URL_PREFIX)
+
+
+def _strip_http(settings: dict[str, Any], keep: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Our HTTP items out of every event; with ``keep`` (event -> group), the first group
+    that held only ours is replaced by that group in place (a re-install moves nothing)."""
+    out = copy.deepcopy(settings)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    keep = dict(keep or {})
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept: list[Any] = []
+        for group in groups:
+            items = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(items, list) or not any(is_our_http_hook(h) for h in items):
+                kept.append(group)
+                continue
+            rest = [h for h in items if not is_our_http_hook(h)]
+            if rest:
+                kept.append({**group, "hooks": rest})
+            elif event in keep:
+                kept.append(keep.pop(event))
+        if kept or groups == []:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    for event, group in keep.items():  # not placed in place: appended
+        hooks.setdefault(event, []).append(group)
+    if hooks == {} and settings.get("hooks") != {}:
+        del out["hooks"]
+    return out
+
+
+def _strip_token_env(settings: dict[str, Any]) -> dict[str, Any]:
+    env = settings.get("env")
+    if not isinstance(env, dict) or not any(str(k).startswith(TOKEN_ENV_PREFIX) for k in env):
+        return settings
+    out = dict(settings)
+    out["env"] = {k: v for k, v in env.items() if not str(k).startswith(TOKEN_ENV_PREFIX)}
+    if not out["env"]:
+        del out["env"]
+    return out
+
+
 def install_hooks(settings: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any]:
-    return merge_matcher_hooks(settings, HOOK_SPECS, hook_command)
+    """Our hooks merged in: all command hooks, or (``hook_command.http_hook`` given) HTTP
+    hooks for :data:`HTTP_EVENTS` and command hooks for the rest."""
+    http_hook = getattr(hook_command, "http_hook", None)
+    base = _strip_token_env(settings)
+    if http_hook is None:
+        return merge_matcher_hooks(_strip_http(base), HOOK_SPECS, hook_command)
+    http_specs = [s for s in HOOK_SPECS if s.event in HTTP_EVENTS]
+    merged = merge_matcher_hooks(base, [s for s in HOOK_SPECS if s.event not in HTTP_EVENTS], hook_command)
+    groups = {s.event: {"matcher": s.matcher, "hooks": [http_hook(s.event)]} for s in http_specs}
+    return _strip_http(merged, keep=groups)
 
 
 def uninstall_hooks(settings: dict[str, Any]) -> dict[str, Any]:
-    return remove_matcher_hooks(settings)
+    return _strip_token_env(_strip_http(remove_matcher_hooks(settings)))
