@@ -25,6 +25,7 @@ warnings).
 from __future__ import annotations
 
 import contextvars
+import json
 import os
 import re
 import threading
@@ -164,6 +165,183 @@ def _distilled(ctx: EngineContext) -> list[Any]:
     return list(_distill_cache["rules"])
 
 
+# -- ranked candidates from the metadata indexes (the fast path) ----------------
+#
+# Principles, rules and the Apply/Avoid/Consider groups show a few dozen lines;
+# ranking needs only metadata. With the store's SQLite readable
+# (twiceshy.memory.census) the candidates' ranking fields are read as compact
+# rows, ranked in memory, and only the lessons that can be shown are read in
+# full: at 100k lessons that is ~1 s instead of a minute, and no chromadb import.
+
+_RANK_KEYS = ("tier", "confidence", "follows", "ignores", "last_seen", "seen_count", "project", "tags", "kind")
+_AVOID_PREFIXES = ("don", "do not", "never", "avoid", "stop", "no longer", "beware", "careful")
+# The candidate rows of the last store generation seen (the engine renders per session start).
+_rank_cache: dict[str, Any] = {}
+
+
+def _rank_rows(census: Any) -> list[tuple[Any, ...]]:
+    """Every candidate (qa and stronger, or raw seen twice; not superseded, not held)
+    as (id, tier, confidence, follows, ignores, last_seen, seen_count, project,
+    avoid by kind/tag, text may say avoid)."""
+    rows = census.select((*_RANK_KEYS, "superseded_by"), "tier", "<=", int(Tier.QA))
+    rows.update(
+        census.select((*_RANK_KEYS, "superseded_by"), "seen_count", ">=", 2, unless=("tier", "<=", int(Tier.QA)))
+    )
+    maybe_avoid = census.text_prefixed(_AVOID_PREFIXES)
+    out: list[tuple[Any, ...]] = []
+    for exp_id, row in rows.items():
+        if row.get("superseded_by"):
+            continue
+        raw_tags = row.get("tags") or ""
+        tags: list[str] = []
+        if "avoid" in raw_tags or "review:held" in raw_tags:
+            try:
+                parsed = json.loads(raw_tags)
+                tags = [str(t) for t in parsed] if isinstance(parsed, list) else []
+            except ValueError:
+                tags = []
+        if "review:held" in tags:
+            continue
+        out.append(
+            (
+                exp_id,
+                int(row.get("tier", int(Tier.RAW))),
+                float(row.get("confidence", 0.5)),
+                int(row.get("follows", 0)),
+                int(row.get("ignores", 0)),
+                float(row.get("last_seen", 0.0)),
+                int(row.get("seen_count", 1)),
+                row.get("project") or None,
+                row.get("kind", "manual") in _AVOID_KINDS or "avoid" in tags,
+                exp_id in maybe_avoid,
+            )
+        )
+    return out
+
+
+def _refresh_rank_rows(ctx: EngineContext, stamp: str) -> None:
+    from twiceshy.memory.census import open_census
+
+    try:
+        census = open_census(ctx, (), scan=False)
+        if census is not None:
+            with census:
+                rows = _rank_rows(census)
+            with _cache_lock:
+                _rank_cache.update(stamp=stamp, store=id(ctx.store), rows=rows)
+    except Exception as exc:
+        record_error("context.refresh", exc)
+    finally:
+        _refreshing.discard(-id(ctx.store))
+
+
+def _cached_rank_rows(ctx: EngineContext, census: Any) -> list[tuple[Any, ...]]:
+    """The candidate rows, kept per store generation in a process whose store is
+    open (the engine). At session start (``_allow_stale``) rows of an older
+    generation are served at once and refreshed in a background thread."""
+    stamp = _generation(ctx.store) if getattr(ctx, "_store", None) is not None else None
+    if stamp is not None:
+        with _cache_lock:
+            if _rank_cache.get("store") == id(ctx.store):
+                if _rank_cache.get("stamp") == stamp:
+                    return list(_rank_cache["rows"])
+                if _allow_stale.get():
+                    if -id(ctx.store) not in _refreshing:
+                        _refreshing.add(-id(ctx.store))
+                        threading.Thread(target=_refresh_rank_rows, args=(ctx, stamp), daemon=True).start()
+                    return list(_rank_cache["rows"])
+    rows = _rank_rows(census)
+    if stamp is not None:
+        with _cache_lock:
+            _rank_cache.update(stamp=stamp, store=id(ctx.store), rows=rows)
+    return rows
+
+
+def _fast_lessons(
+    ctx: EngineContext, project: str | None, budget_tokens: int, per_group: int, now: float
+) -> tuple[list[Experience], list[Experience], dict[str, list[tuple[float, str]]]] | None:
+    """(principles, rules, group items) read through the metadata indexes; ``None``
+    when they cannot answer (the slow path then reads the lessons)."""
+    from twiceshy.memory.census import open_census
+
+    census = open_census(ctx, (), scan=False)
+    if census is None:
+        return None
+    with census:
+        rows = [r for r in _cached_rank_rows(ctx, census) if r[7] is None or r[7] == project]
+        # A shown line costs at least 4 tokens: no more than this many of a section can fit.
+        cap = max(1, budget_tokens // 4 + 1)
+        tiers: list[list[Experience]] = []
+        for tier in (int(Tier.PRINCIPLE), int(Tier.RULE)):
+            ranked = sorted((r for r in rows if r[1] == tier), key=lambda r: (-r[2], -r[3]))
+            if len(ranked) > cap:  # keep ties at the cut: the text breaks them
+                edge = (ranked[cap - 1][2], ranked[cap - 1][3])
+                ranked = ranked[:cap] + [r for r in ranked[cap:] if (r[2], r[3]) == edge]
+            exps = census.experiences([r[0] for r in ranked])
+            tiers.append(sorted(exps, key=lambda e: (-e.confidence, -e.follows, e.text))[:cap])
+        groups: dict[str, list[tuple[float, str]]] = {"apply": [], "avoid": [], "consider": []}
+        lines: dict[str, set[str]] = {name: set() for name in groups}
+        pool = [r for r in rows if r[1] >= int(Tier.QA)]
+        pool.sort(key=lambda r: -_row_relevance(r, project, now))
+        for start in range(0, len(pool), 128):
+            if all(len(lines[g]) >= per_group for g in groups):
+                break
+            chunk = pool[start : start + 128]
+            # Text is read for a lesson that may land in a group still open, or whose text may say "avoid".
+            want = [
+                r
+                for r in chunk
+                if len(lines[_row_group(r, None)]) < per_group or (r[9] and len(lines["avoid"]) < per_group)
+            ]
+            texts = census.texts([r[0] for r in want]) if want else {}
+            for r in want:
+                text = texts.get(r[0])
+                if text is None:
+                    continue
+                group = _row_group(r, text)
+                exp = Experience(text=text, trigger="", follows=r[3], ignores=r[4], seen_count=r[6])
+                line = _line(exp)
+                if len(lines[group]) < per_group and line not in lines[group]:
+                    lines[group].add(line)
+                    groups[group].append((_row_relevance(r, project, now), line))
+        return tiers[0], tiers[1], groups
+
+
+def _row_group(row: tuple[Any, ...], text: str | None) -> str:
+    """:func:`_group` of a candidate row (``text`` None: as if it did not say avoid)."""
+    if row[8] or (text is not None and row[9] and _AVOID.match(text)):
+        return "avoid"
+    judged = row[3] + row[4]
+    if row[1] >= int(Tier.RAW) or (judged >= 2 and row[3] / judged < 0.5):
+        return "consider"
+    return "apply"
+
+
+def _row_relevance(row: tuple[Any, ...], project: str | None, now: float) -> float:
+    """:func:`_relevance` of a candidate row."""
+    judged = row[3] + row[4]
+    adherence = (row[3] + 1) / (judged + 2)
+    recency = 0.5 ** (max(0.0, now - row[5]) / 86400 / 30)
+    own = 2.0 if project is not None and row[7] == project else 1.0
+    return own * (0.5 + row[2]) * (0.5 + adherence) * (0.5 + recency) * (1 + 0.1 * min(row[6], 10))
+
+
+def _slow_lessons(
+    ctx: EngineContext, project: str | None, now: float
+) -> tuple[list[Experience], list[Experience], dict[str, list[tuple[float, str]]]]:
+    """The same from the lessons themselves (server mode, an unknown file layout)."""
+    candidates = [e for e in _candidates(ctx.store) if _in_scope(e, project)]
+    strong = [e for e in candidates if e.tier <= int(Tier.QA)]
+    raw = [e for e in candidates if e.tier == int(Tier.RAW)]
+    by_conf = lambda e: (-e.confidence, -e.follows, e.text)  # noqa: E731
+    principles = sorted((e for e in strong if e.tier == int(Tier.PRINCIPLE)), key=by_conf)
+    rules = sorted((e for e in strong if e.tier == int(Tier.RULE)), key=by_conf)
+    groups: dict[str, list[tuple[float, str]]] = {"apply": [], "avoid": [], "consider": []}
+    for exp in (e for e in strong + raw if e.tier >= int(Tier.QA)):
+        groups[_group(exp)].append((_relevance(exp, project, now), _line(exp)))
+    return principles, rules, groups
+
+
 @hookimpl
 def render_context(ctx: EngineContext, agent: str, project: str | None, budget_tokens: int) -> list[ContextSection]:
     """Principles, rules, then Apply / Avoid / Consider with their evidence."""
@@ -171,21 +349,19 @@ def render_context(ctx: EngineContext, agent: str, project: str | None, budget_t
 
     now = time.time()
     per_group = int(ctx.config.get("context", "max_per_group"))
-    candidates = [e for e in _candidates(ctx.store) if _in_scope(e, project)]
-    strong = [e for e in candidates if e.tier <= int(Tier.QA)]
-    raw = [e for e in candidates if e.tier == int(Tier.RAW)]
+    found = None
+    try:
+        found = _fast_lessons(ctx, project, budget_tokens, per_group, now)
+    except Exception as exc:  # the slow path still answers
+        record_error("context.fast", exc)
+        if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1":
+            raise
+    principles, rules, groups = found if found is not None else _slow_lessons(ctx, project, now)
     sections: list[ContextSection] = []
-    by_conf = lambda e: (-e.confidence, -e.follows, e.text)  # noqa: E731
-    principles = sorted((e for e in strong if e.tier == int(Tier.PRINCIPLE)), key=by_conf)
-    rules = sorted((e for e in strong if e.tier == int(Tier.RULE)), key=by_conf)
     if principles:
         sections.append(ContextSection("Principles", [_line(e) for e in principles], priority=10))
     if rules:
         sections.append(ContextSection("Rules", [_line(e) for e in rules], priority=20))
-
-    groups: dict[str, list[tuple[float, str]]] = {"apply": [], "avoid": [], "consider": []}
-    for exp in (e for e in strong + raw if e.tier >= int(Tier.QA)):
-        groups[_group(exp)].append((_relevance(exp, project, now), _line(exp)))
     try:
         for rule in _distilled(ctx):
             # Significant by construction; rank them with well-followed lessons.

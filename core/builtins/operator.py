@@ -93,7 +93,12 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
     @click.option("--strict", is_flag=True, help="Exit non-zero on warnings too.")
     @click.option("--no-model", is_flag=True, help="Do not contact the configured LLM.")
-    def doctor(as_json: bool, strict: bool, no_model: bool) -> None:
+    @click.option(
+        "--full",
+        is_flag=True,
+        help="Read every lesson back and run SQLite's full integrity check (slow on big stores).",
+    )
+    def doctor(as_json: bool, strict: bool, no_model: bool, full: bool) -> None:
         """Check config, store, embedder, engine, hooks, model, queues and recent errors.
 
         Exits 1 when a check fails (with --strict: also on a warning); every
@@ -104,7 +109,7 @@ def register_commands(cli: click.Group) -> None:
         # A spinner on a terminal (rich prints nothing when stderr is not one): the model check
         # can take its whole 3 s bound, plus litellm's import the first time.
         with Console(stderr=True).status("twiceshy doctor: checking (a configured model gets up to 3 s)…"):
-            report = run_checks(Path.cwd(), check_model=not no_model)
+            report = run_checks(Path.cwd(), check_model=not no_model, full=full)
         if as_json:
             click.echo(json.dumps(report.to_dict(), indent=2, default=str))
         else:
@@ -361,16 +366,15 @@ def register_commands(cli: click.Group) -> None:
     def export_cmd(output: Path | None, tiers: tuple[str, ...], everything: bool, include_superseded: bool) -> None:
         """Export lessons as portable JSON with provenance (principles and rules by default)."""
         from twiceshy.base.types import Tier
-        from twiceshy.ops.portable import export_data
+        from twiceshy.ops.portable import write_export
 
         try:
             wanted = [int(t) for t in Tier] if everything else [int(Tier.parse(t)) for t in tiers] or [0, 1]
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--tier") from None
-        data = export_data(_ctx(), wanted, include_superseded=include_superseded)
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        if output is None:
-            click.echo(text, nl=False)
+        ctx = _ctx()
+        if output is None:  # streamed, a page of lessons at a time (constant memory)
+            write_export(ctx, sys.stdout, wanted, include_superseded=include_superseded)
             return
         # One missing folder is made (`-o exports/lessons.json`); a deeper missing path is more
         # likely a typo than a wish, so it is named rather than created.
@@ -381,11 +385,17 @@ def register_commands(cli: click.Group) -> None:
                     f"cannot write {output}: folder {parent} does not exist (create it first, or pick another -o)"
                 )
             parent.mkdir()
+        target = output.expanduser()
+        partial = target.with_name(target.name + ".partial")  # a failed export leaves an older file whole
         try:
-            output.expanduser().write_text(text, encoding="utf-8")
+            with _progress("exporting", enabled=sys.stderr.isatty()) as progress:
+                with open(partial, "w", encoding="utf-8") as fh:
+                    counts = write_export(ctx, fh, wanted, include_superseded=include_superseded, progress=progress)
+            os.replace(partial, target)
         except OSError as exc:
+            partial.unlink(missing_ok=True)
             raise click.ClickException(f"cannot write {output}: {exc.strerror}") from None
-        click.echo(f"exported {len(data['lessons'])} lessons, {len(data['edges'])} edges to {output}", err=True)
+        click.echo(f"exported {counts['lessons']} lessons, {counts['edges']} edges to {output}", err=True)
 
     # ---------------------------------------------------------------- import
     @cli.command(name="import")

@@ -11,10 +11,13 @@ the figures behind it:
   verdicts). No verdicts yet: 0, with a note.
 * **activity** — whether it is still learning: up to 15 points for sessions in
   the last 14 days (trajectories, full at 10) and up to 10 for lessons learned
-  or seen again in that window (full at 5).
+  or seen again in that window (``last_seen``; full at 5).
 * **feedback** — whether the judge closes the loop: verdicts per lesson shown
   (all verdicts / hits, full at 1), plus pattern observations as a small
   bonus (up to 5 of the 25 when there are no hits yet).
+
+Lesson figures are counts and sums from the metadata indexes; no lesson is
+read (100k lessons cost what 100 do).
 """
 
 from __future__ import annotations
@@ -54,20 +57,54 @@ def _clip(x: float) -> float:
     return max(0.0, min(1.0, x))
 
 
+_SUMMED = ("follows", "ignores", "irrelevant", "hits")
+
+
+def _live_figures(source: Any, recent_from: float) -> dict[str, int]:
+    """Counts and sums over the live (not superseded) lessons, from the metadata
+    indexes (:mod:`twiceshy.memory.census`): figures over all lessons minus the
+    superseded ones' own (read by id: cost in proportion to them, not to the store).
+
+    A lesson is recent when its ``last_seen`` is within the window: it is set when
+    the lesson is learned and each time it is seen again."""
+    from twiceshy.memory.census import open_census
+
+    keys = ("tier", "superseded_by", "last_seen", *_SUMMED)
+    with open_census(source, keys) as census:
+        out = {
+            "lessons": census.size(),
+            "matured": census.count("tier", "<=", int(Tier.QA)),
+            "recent": census.count("last_seen", ">=", float(recent_from)),
+            **{key: int(census.total(key)) for key in _SUMMED},
+        }
+        gone = census.ids("superseded_by", "!=", "")
+        rows = census.rows(gone, ("tier", "last_seen", *_SUMMED)) if gone else {}
+    for exp_id in gone:
+        row = rows.get(exp_id, {})
+        out["lessons"] -= 1
+        tier, seen = row.get("tier"), row.get("last_seen")
+        out["matured"] -= isinstance(tier, (int, float)) and tier <= int(Tier.QA)
+        out["recent"] -= isinstance(seen, (int, float)) and seen >= recent_from
+        for key in _SUMMED:
+            value = row.get(key)
+            out[key] -= int(value) if isinstance(value, (int, float)) else 0
+    return out
+
+
 def compute_health(ctx: EngineContext, now: float | None = None) -> HealthReport:
     """Score the memory in ``ctx.store`` plus trajectories and patterns under the data dir."""
     from twiceshy.guidance.distill import load_trajectories, trajectory_time
     from twiceshy.guidance.patterns import PatternStore
 
     now = time.time() if now is None else now
-    exps = [e for e in ctx.store.all() if not e.superseded_by]
+    live = _live_figures(ctx, now - WINDOW_S)
     trajs = load_trajectories()
     observations = PatternStore(config=ctx.config).all()
     notes: list[str] = []
 
     # depth
-    n = len(exps)
-    matured = sum(1 for e in exps if e.tier <= int(Tier.QA))
+    n = live["lessons"]
+    matured = live["matured"]
     size_pts = 15 * _clip(math.log1p(n) / math.log1p(100))
     mature_pts = 10 * _clip((matured / n) / 0.3) if n else 0.0
     depth = Part("depth", size_pts + mature_pts, 25, f"{n} lessons, {matured} past raw")
@@ -75,9 +112,7 @@ def compute_health(ctx: EngineContext, now: float | None = None) -> HealthReport
         notes.append("No lessons yet: run a few sessions with the hooks installed, or `twiceshy learn`.")
 
     # quality
-    follows = sum(e.follows for e in exps)
-    ignores = sum(e.ignores for e in exps)
-    irrelevant = sum(e.irrelevant for e in exps)
+    follows, ignores, irrelevant = live["follows"], live["ignores"], live["irrelevant"]
     verdicts = follows + ignores + irrelevant
     if verdicts:
         adherence = follows / (follows + ignores) if follows + ignores else 0.0
@@ -95,7 +130,7 @@ def compute_health(ctx: EngineContext, now: float | None = None) -> HealthReport
     # activity
     times = [trajectory_time(t) for t in trajs]
     recent_sessions = sum(1 for ts in times if ts is not None and now - ts <= WINDOW_S)
-    recent_lessons = sum(1 for e in exps if now - max(e.created_at, e.last_seen) <= WINDOW_S)
+    recent_lessons = live["recent"]
     activity = Part(
         "activity",
         15 * _clip(recent_sessions / 10) + 10 * _clip(recent_lessons / 5),
@@ -106,7 +141,7 @@ def compute_health(ctx: EngineContext, now: float | None = None) -> HealthReport
         notes.append("Nothing learned in 14 days: check `twiceshy doctor` that the hooks still fire.")
 
     # feedback
-    hits = sum(e.hits for e in exps)
+    hits = live["hits"]
     obs_bonus = 5 * _clip(len(observations) / 5)
     if hits:
         fb = 25 * _clip(verdicts / hits)

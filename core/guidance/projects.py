@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twiceshy.learning.cross_project import seen_in
+from twiceshy.base.types import Experience
+from twiceshy.learning.cross_project import SEEN_IN, seen_in
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -60,6 +61,38 @@ def record_project(cwd: str, now: float | None = None) -> str:
     return fp
 
 
+def _lesson_counts(source: Any) -> tuple[dict[str | None, int], dict[str, int]]:
+    """(lessons per project, None = global; global lessons with evidence per project),
+    from the metadata indexes: only the lessons carrying ``seen-in:`` tags are read."""
+    from twiceshy.memory.census import open_census
+
+    lessons: dict[str | None, int] = {}
+    cross: dict[str, int] = {}
+    with open_census(source, ("project", "tags")) as census:
+        total = census.size()
+        for value, n in census.tally("project").items():
+            scope = str(value) if value else None
+            lessons[scope] = lessons.get(scope, 0) + n
+        tagged = census.like("tags", f"%{SEEN_IN}%")
+        scopes = census.rows(list(tagged), ("project",)) if tagged else {}
+    lessons[None] = lessons.get(None, 0) + max(0, total - sum(lessons.values()))  # no project key: global
+    for exp_id, tags in tagged.items():
+        if scopes.get(exp_id, {}).get("project"):
+            continue  # promotion evidence is carried by global lessons
+        exp = Experience(text="", trigger="", id=exp_id, tags=_tags(tags))
+        for fp in seen_in(exp):
+            cross[fp] = cross.get(fp, 0) + 1
+    return lessons, cross
+
+
+def _tags(raw: Any) -> list[str]:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and raw else []
+    except ValueError:
+        return []
+    return [str(t) for t in value] if isinstance(value, list) else []
+
+
 def project_table(ctx: EngineContext) -> list[dict[str, Any]]:
     """One row per known project: fingerprint, root, lessons, sessions, patterns, last seen.
 
@@ -69,13 +102,7 @@ def project_table(ctx: EngineContext) -> list[dict[str, Any]]:
     from twiceshy.guidance.patterns import PatternStore
 
     reg = load_registry()
-    lessons: dict[str | None, int] = {}
-    cross: dict[str, int] = {}
-    for exp in ctx.store.all():
-        lessons[exp.project] = lessons.get(exp.project, 0) + 1
-        if exp.project is None:
-            for fp in seen_in(exp):
-                cross[fp] = cross.get(fp, 0) + 1
+    lessons, cross = _lesson_counts(ctx)
     sessions: dict[str, int] = {}
     last: dict[str, float] = {}
     for t in load_trajectories():

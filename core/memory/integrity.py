@@ -18,9 +18,10 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 CHROMA_TABLES = ("collections", "segments", "embeddings")
 
 
-def probe_store_file(store_path: Path) -> str | None:
+def probe_store_file(store_path: Path, full: bool = False) -> str | None:
     """What is wrong with ``<store_path>/chroma.sqlite3``, or None if it looks sound
-    (or does not exist yet)."""
+    (or does not exist yet). ``full``: SQLite's ``integrity_check`` (every index
+    against its table, in proportion to the file) instead of ``quick_check(1)``."""
     db = Path(store_path) / "chroma.sqlite3"
     try:
         with open(db, "rb") as handle:
@@ -36,9 +37,10 @@ def probe_store_file(store_path: Path) -> str | None:
     except sqlite3.Error as exc:
         return f"{db} cannot be opened: {exc}"
     try:
-        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()
+        pragma = "integrity_check(1)" if full else "quick_check(1)"
+        verdict = conn.execute(f"PRAGMA {pragma}").fetchone()
         if not verdict or verdict[0] != "ok":
-            return f"{db} is damaged (SQLite quick_check: {verdict[0] if verdict else 'no answer'})"
+            return f"{db} is damaged (SQLite {pragma.split('(')[0]}: {verdict[0] if verdict else 'no answer'})"
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         missing = [t for t in CHROMA_TABLES if t not in tables]
         if missing:

@@ -78,9 +78,10 @@ class Report:
 class _State:
     """What later checks need from earlier ones."""
 
-    def __init__(self, project_dir: Path, check_model: bool) -> None:
+    def __init__(self, project_dir: Path, check_model: bool, full: bool = False) -> None:
         self.project_dir = project_dir
         self.check_model = check_model
+        self.full = full  # read every lesson back (and a full SQLite integrity check), not a sample
         self.config: Config | None = None
         self.pm: Any = None
         self.embedder: Any = None
@@ -291,7 +292,8 @@ def check_store(state: _State) -> list[Check]:
                     f"start it (`chroma run --path <dir> --port {cfg['port']}`) or set store.mode: embedded",
                 )
             ]
-        return [_store_ok(store, f"server {where}" + (f" ({queued} writes in the outbox)" if queued else ""), Tier)]
+        where = f"server {where}" + (f" ({queued} writes in the outbox)" if queued else "")
+        return [_store_ok(store, where, Tier, full=state.full)]
     path = _store_path(state.config)
     if path.exists() and not path.is_dir():
         return [
@@ -327,12 +329,12 @@ def check_store(state: _State) -> list[Check]:
         f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
         "an export (`twiceshy import FILE`)"
     )
-    problem = probe_store_file(path)  # stdlib sqlite3 first: chromadb may panic on a damaged file
+    problem = probe_store_file(path, full=state.full)  # stdlib sqlite3 first: chromadb may panic on a damaged file
     if problem:
         return [Check("store", "fail", problem, restore)]
     try:
         store = ExperienceStore(open_client("embedded", path=path), embedder, cfg["collection"], path=path)
-        result = _store_ok(store, str(path), Tier)
+        result = _store_ok(store, str(path), Tier, full=state.full)
     except BaseException as exc:  # also a Rust panic (pyo3 PanicException is a BaseException)
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
@@ -340,17 +342,49 @@ def check_store(state: _State) -> list[Check]:
     return [result]
 
 
-def _store_ok(store: Any, where: str, tier_cls: Any) -> Check:
-    counts = {t.label: 0 for t in tier_cls}
-    for exp in store.all():
-        counts[tier_cls(exp.tier).label] += 1
+SAMPLE_PAGE = 100  # lessons read back per sampled page (doctor without --full)
+
+
+def _read_back(store: Any, total: int, full: bool) -> int:
+    """Read lessons back as the commands do (documents and metadata into lessons):
+    every one with ``full``, else the first page and one at a random offset, so
+    the check costs the same at 100 and at 100,000 lessons. Raises on a bad row."""
+    import random
+
+    if full:
+        return sum(len(page) for page in store.iter_pages())
+    offsets = {0}
+    if total > SAMPLE_PAGE:
+        offsets.add(random.randrange(SAMPLE_PAGE, total))
+    read = 0
+    for offset in sorted(offsets):
+        read += len(next(iter(store.iter_pages(page=SAMPLE_PAGE, offset=offset)), []))
+    return read
+
+
+def _store_ok(store: Any, where: str, tier_cls: Any, full: bool = False) -> Check:
+    # Counts from the metadata indexes (twiceshy.memory.census) and a sample read
+    # back: readable is proved without reading 100k lessons (--full reads them all).
+    from twiceshy.ops.stats import lesson_counts
+
+    counts = lesson_counts(store)["tiers"]
     total = sum(counts.values())
+    read = _read_back(store, total, full) if hasattr(store, "iter_pages") else 0
     detail = f"{where}: {total} lessons (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
+    if full:
+        detail += f"; all {read} read back"
     return Check(
         "store",
         "ok",
         detail,
-        data={"path": where, "lessons": total, "tiers": counts, "collection": store.collection_name},
+        data={
+            "path": where,
+            "lessons": total,
+            "tiers": counts,
+            "collection": store.collection_name,
+            "read_back": read,
+            "full": full,
+        },
     )
 
 
@@ -771,9 +805,9 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
 )
 
 
-def run_checks(project_dir: Path | None = None, check_model: bool = True) -> Report:
+def run_checks(project_dir: Path | None = None, check_model: bool = True, full: bool = False) -> Report:
     """Every check, in order. Never raises."""
-    state = _State(Path(project_dir or Path.cwd()), check_model)
+    state = _State(Path(project_dir or Path.cwd()), check_model, full)
     checks: list[Check] = []
     for name, fn in CHECKS:
         if name != "config" and state.config is None:

@@ -104,33 +104,65 @@ def lesson_record(exp: Experience) -> dict[str, Any]:
     }
 
 
-def export_data(
-    ctx: EngineContext, tiers: Iterable[int] = (0, 1), include_superseded: bool = False, vectors: bool = True
-) -> dict[str, Any]:
-    """Lessons of ``tiers`` (and the edges between them) as one JSON-ready document.
+EXPORT_PAGE = 500  # lessons read, and written, per step of an export
 
-    The store is read page by page. ``vectors``: each lesson also carries its
-    trigger's vector (``embedding``: model name and base64 float16), so an
-    import with the same model need not embed it again (see :func:`import_data`)."""
+
+def _export_order(ctx: EngineContext, wanted: set[int], include_superseded: bool) -> list[str]:
+    """Ids of the lessons to export in file order (tier, created, id), from the
+    metadata indexes when the store's SQLite can answer (no lesson read), else
+    from the lessons themselves, page by page."""
+    from twiceshy.memory.census import open_census
+
+    keyed: list[tuple[int, float, str]] = []
+    census = open_census(ctx, (), scan=False)
+    if census is not None:
+        with census:
+            rows = census.select(("tier", "created_at", "superseded_by"), "tier", ">=", min(wanted, default=0))
+        for exp_id, row in rows.items():
+            tier = row.get("tier")
+            if tier in wanted and (include_superseded or not row.get("superseded_by")):
+                keyed.append((int(tier), float(row.get("created_at") or 0.0), exp_id))
+    else:
+        store = ctx.store
+        pages = store.iter_pages() if hasattr(store, "iter_pages") else [store.all()]
+        for page in pages:
+            keyed.extend(
+                (e.tier, e.created_at, e.id)
+                for e in page
+                if e.tier in wanted and (include_superseded or not e.superseded_by)
+            )
+    keyed.sort()
+    return [exp_id for _, _, exp_id in keyed]
+
+
+def _export_records(ctx: EngineContext, ids: list[str], vectors: bool) -> Iterator[list[dict[str, Any]]]:
+    """The records of ``ids``, a page at a time (memory stays that of one page):
+    lessons from SQLite when it can answer, vectors through Chroma as arrays."""
+    from twiceshy.memory.census import open_census
+
+    store = ctx.store if vectors else None
+    model = getattr(store.embedder, "name", "") if store is not None else ""
+    col = getattr(store, "_col", None) if model else None
+    census = open_census(ctx, (), scan=False)
+    try:
+        for start in range(0, len(ids), EXPORT_PAGE):
+            chunk = ids[start : start + EXPORT_PAGE]
+            exps = census.experiences(chunk) if census is not None else ctx.store.get_many(chunk)
+            carried: dict[str, Any] = {}
+            if col is not None:
+                got = col.get(ids=chunk, include=["embeddings"])
+                carried = dict(zip(got["ids"], got["embeddings"]))
+            elif store is not None and model and hasattr(store, "vectors"):
+                carried = store.vectors(chunk)
+            yield [_with_vector(lesson_record(e), carried.get(e.id), model) for e in exps]
+    finally:
+        if census is not None:
+            census.close()
+
+
+def _export_head(ctx: EngineContext, wanted: set[int], include_superseded: bool) -> dict[str, Any]:
     from twiceshy import __version__
 
-    wanted = {int(t) for t in tiers}
-    store = ctx.store
-    pages = store.iter_pages() if hasattr(store, "iter_pages") else [store.all()]
-    exps = [e for page in pages for e in page if e.tier in wanted and (include_superseded or not e.superseded_by)]
-    exps.sort(key=lambda e: (e.tier, e.created_at, e.id))
-    carried: dict[str, list[float]] = {}
-    model = getattr(store.embedder, "name", "")
-    if vectors and model and hasattr(store, "vectors"):
-        carried = store.vectors([e.id for e in exps])
-    ids = {e.id for e in exps}
-    edges = []
-    seen_edges = set()
-    for edge in _export_edges(ctx, sorted(ids)) if ids else []:
-        key = (edge.get("src"), edge.get("type"), edge.get("dst"))
-        if edge.get("src") in ids and edge.get("dst") in ids and key not in seen_edges:
-            seen_edges.add(key)
-            edges.append({"src": key[0], "dst": key[2], "type": key[1], "weight": edge.get("weight", 1.0)})
     now = time.time()
     return {
         "format": EXPORT_FORMAT,
@@ -140,10 +172,73 @@ def export_data(
         "twiceshy_version": __version__,
         "source": {"host": socket.gethostname(), "data_dir": str(data_dir())},
         "filter": {"tiers": sorted(wanted), "include_superseded": include_superseded},
-        "counts": {Tier(t).label: sum(1 for e in exps if e.tier == t) for t in sorted(wanted)},
-        "lessons": [_with_vector(lesson_record(e), carried.get(e.id), model) for e in exps],
-        "edges": edges,
     }
+
+
+def _export_edge_list(ctx: EngineContext, ids: list[str]) -> list[dict[str, Any]]:
+    wanted = set(ids)
+    edges = []
+    seen_edges = set()
+    for edge in _export_edges(ctx, sorted(wanted)) if wanted else []:
+        key = (edge.get("src"), edge.get("type"), edge.get("dst"))
+        if edge.get("src") in wanted and edge.get("dst") in wanted and key not in seen_edges:
+            seen_edges.add(key)
+            edges.append({"src": key[0], "dst": key[2], "type": key[1], "weight": edge.get("weight", 1.0)})
+    return edges
+
+
+def export_data(
+    ctx: EngineContext, tiers: Iterable[int] = (0, 1), include_superseded: bool = False, vectors: bool = True
+) -> dict[str, Any]:
+    """Lessons of ``tiers`` (and the edges between them) as one JSON-ready document.
+
+    ``vectors``: each lesson also carries its trigger's vector (``embedding``:
+    model name and base64 float16), so an import with the same model need not
+    embed it again (see :func:`import_data`). For a whole big store prefer
+    :func:`write_export`, which streams to a file."""
+    wanted = {int(t) for t in tiers}
+    ids = _export_order(ctx, wanted, include_superseded)
+    records = [r for page in _export_records(ctx, ids, vectors) for r in page]
+    doc = _export_head(ctx, wanted, include_superseded)
+    doc["counts"] = {Tier(t).label: sum(1 for r in records if r["tier"] == t) for t in sorted(wanted)}
+    doc["lessons"] = records
+    doc["edges"] = _export_edge_list(ctx, ids)
+    return doc
+
+
+def write_export(
+    ctx: EngineContext,
+    out: Any,
+    tiers: Iterable[int] = (0, 1),
+    include_superseded: bool = False,
+    vectors: bool = True,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Write the document :func:`export_data` returns to the text stream ``out``,
+    a page of lessons at a time (constant memory whatever the store's size),
+    one lesson per line. Returns {"lessons": n, "edges": n}."""
+    wanted = {int(t) for t in tiers}
+    ids = _export_order(ctx, wanted, include_superseded)
+    head = _export_head(ctx, wanted, include_superseded)
+    counts = {Tier(t).label: 0 for t in sorted(wanted)}
+    dump = json.JSONEncoder(ensure_ascii=False).encode  # no indent: the C encoder
+    out.write("{\n")
+    for key, value in head.items():
+        out.write(f"  {json.dumps(key)}: {dump(value)},\n")
+    out.write('  "lessons": [')
+    written = 0
+    for page in _export_records(ctx, ids, vectors):
+        for record in page:
+            out.write(("\n    " if not written else ",\n    ") + dump(record))
+            counts[Tier(record["tier"]).label] += 1
+            written += 1
+        if progress is not None:
+            progress(written, len(ids))
+    out.write("\n  ],\n" if written else "],\n")
+    edges = _export_edge_list(ctx, ids)
+    out.write('  "edges": [' + ",".join("\n    " + dump(e) for e in edges) + ("\n  ],\n" if edges else "],\n"))
+    out.write(f'  "counts": {dump(counts)}\n}}\n')
+    return {"lessons": written, "edges": len(edges)}
 
 
 def _export_edges(ctx: EngineContext, ids: list[str]) -> list[dict[str, Any]]:
@@ -198,7 +293,8 @@ def _key(text: str, trigger: str, project: str | None) -> tuple[str, str, str]:
 # -- bulk path: one paged read of the store, vectors in batches, one write per kind --
 
 SMALL_BATCH = 300  # up to this many lessons, dedup asks the store per lesson instead of reading it all
-EMBED_BATCH = 64  # texts per embedding call (sorted by length: a batch pads to its longest)
+DECIDE_BLOCK = 128  # lessons scored against the dedup index in one matrix product
+WRITE_PAGE = 2000  # new lessons per store write
 VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their triggers
 VECTOR_MIN_COSINE = 0.98
 
@@ -285,12 +381,14 @@ class _Item:
     vector: list[float] | None = None
 
 
-def _vectors(
-    store: Any, items: list[_Item], progress: Progress | None, verify: bool = True
-) -> tuple[list[list[float]], int]:
-    """Trigger vectors for ``items``: carried ones when a sample re-embeds to the
-    same vectors, the rest embedded in length-sorted batches. Returns (vectors, embedded)."""
+def _vectors(store: Any, items: list[_Item], progress: Progress | None, verify: bool = True) -> Any:
+    """Trigger vectors for ``items`` as an ``(n, dim)`` float32 array: carried ones
+    when a sample re-embeds to the same vectors, the rest embedded in bulk
+    (:func:`twiceshy.memory.embedding.embed_many`: each distinct trigger once,
+    length-sorted batches). ``progress(done, total)``: embedding is the first of
+    three equal parts of the work."""
     import numpy as np
+    from twiceshy.memory.embedding import embed_many
 
     embedder = store.embedder
     carried = [i for i, it in enumerate(items) if it.vector is not None]
@@ -302,15 +400,81 @@ def _vectors(
         if float(np.min(np.sum(fresh * given, axis=1))) < VECTOR_MIN_COSINE:
             for it in items:  # some do not belong to their trigger: trust none
                 it.vector = None
-    todo = sorted((i for i, it in enumerate(items) if it.vector is None), key=lambda i: len(items[i].trigger))
-    out: list[list[float] | None] = [it.vector for it in items]
-    for start in range(0, len(todo), EMBED_BATCH):
-        chunk = todo[start : start + EMBED_BATCH]
-        for i, vec in zip(chunk, embedder.embed([items[i].trigger for i in chunk])):
-            out[i] = vec
-        if progress:
-            progress(start + len(chunk), len(todo) * 2)  # embedding is the first half of the work
-    return [v if v is not None else [] for v in out], len(todo)
+    out = np.zeros((len(items), int(embedder.dim)), dtype=np.float32)
+    for i in carried:
+        if items[i].vector is not None:
+            out[i] = items[i].vector
+    todo = [i for i, it in enumerate(items) if it.vector is None]
+    total = len(items) * 3
+    if todo:
+        report = (lambda done: progress(done, total)) if progress else None
+        out[todo] = embed_many(embedder, [items[i].trigger for i in todo], progress=report)
+    if progress:
+        progress(len(items), total)
+    return out
+
+
+class _DedupIndex:
+    """Unit vectors dedup compares against: the store's, read once, and the new
+    lessons of this batch as they are decided. Searched exactly, a block of
+    queries per matrix product (one 10k x 10k product instead of 10k searches);
+    a lesson sees global lessons and those of its own project, as a search does."""
+
+    def __init__(self, dim: int) -> None:
+        import numpy as np
+
+        self.ids: list[str] = []
+        self.vecs = np.zeros((1024, dim), dtype=np.float32)
+        self.proj = np.zeros(1024, dtype=np.int32)  # 0: global
+        self.codes: dict[str, int] = {}
+
+    def code(self, project: str | None) -> int:
+        if not project:
+            return 0
+        return self.codes.setdefault(project, len(self.codes) + 1)
+
+    def add(self, ids: list[str], vectors: Any, projects: list[str | None]) -> None:
+        import numpy as np
+
+        if not ids:
+            return
+        vecs = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
+        vecs = vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+        n, need = len(self.ids), len(self.ids) + len(ids)
+        if need > len(self.vecs):
+            cap = max(need, len(self.vecs) * 2)
+            grown = np.zeros((cap, self.vecs.shape[1]), dtype=np.float32)
+            grown[:n] = self.vecs[:n]
+            self.vecs = grown
+            self.proj = np.concatenate([self.proj[:n], np.zeros(cap - n, dtype=np.int32)])
+        self.vecs[n:need] = vecs
+        self.proj[n:need] = [self.code(p) for p in projects]
+        self.ids.extend(ids)
+
+    def top(self, queries: Any, projects: list[str | None], k: int) -> list[list[tuple[str, float]]]:
+        """For each query, the ``k`` most similar rows it may see: (id, cosine), best first."""
+        import numpy as np
+
+        n = len(self.ids)
+        if n == 0:
+            return [[] for _ in projects]
+        out: list[list[tuple[str, float]]] = []
+        vecs, proj = self.vecs[:n], self.proj[:n]
+        scoped = proj != 0
+        rows = max(8, min(len(projects), (1 << 23) // n))  # a block's score matrix stays under 32 MB
+        for start in range(0, len(projects), rows):
+            q = queries[start : start + rows]
+            own = np.asarray([self.codes.get(p, -1) if p else -1 for p in projects[start : start + rows]])
+            scores = q @ vecs.T
+            scores[scoped[None, :] & (proj[None, :] != own[:, None])] = -np.inf
+            take = min(k, n)
+            best = (
+                np.argpartition(-scores, take - 1, axis=1)[:, :take] if take < n else np.tile(np.arange(n), (len(q), 1))
+            )
+            for r in range(len(q)):
+                cols = best[r][np.argsort(-scores[r, best[r]], kind="stable")]
+                out.append([(self.ids[c], float(scores[r, c])) for c in cols if np.isfinite(scores[r, c])])
+        return out
 
 
 @dataclass
@@ -349,7 +513,6 @@ def bulk_store(
     )
     from twiceshy.learning.review import classify as review_reasons
     from twiceshy.learning.review import hold_tags
-    from twiceshy.memory.index import VectorIndex
 
     now = time.time() if now is None else now
     store = ctx.store
@@ -360,12 +523,12 @@ def bulk_store(
     # it all; a large one reads it once, page by page.
     existing: dict[tuple[str, str, str], str] = {}
     known: dict[str, _Known] = {}
-    index = VectorIndex()
+    index = _DedupIndex(int(store.embedder.dim))
     store_hits: dict[int, list[tuple[str, float]]] = {}
     small = len(items) <= SMALL_BATCH
     if small:
-        for it, vec in zip(items, _vectors(store, items, progress)[0]):
-            it.vector = vec
+        for it, vec in zip(items, _vectors(store, items, None)):
+            it.vector = vec.tolist()
             near = store.search_vector(vec, k=5, project=it.project)
             store_hits[id(it)] = [(e.id, float(sim)) for e, sim in near]
             for exp, _ in near:
@@ -377,7 +540,7 @@ def bulk_store(
         if not got["ids"]:
             break
         metas = [m or {} for m in got["metadatas"]]
-        index.upsert(list(got["ids"]), got["embeddings"], metas)
+        index.add(list(got["ids"]), got["embeddings"], [m.get("project") or None for m in metas])
         for exp_id, doc, meta in zip(got["ids"], got["documents"], metas):
             exp = Experience.from_metadata(exp_id, doc or "", meta)
             existing[_key(exp.text, exp.trigger, exp.project)] = exp_id
@@ -403,81 +566,96 @@ def bulk_store(
             continue
         existing[key] = ""  # a second copy in the same file: resolved below
         todo.append(it)
-    vectors, _embedded = _vectors(store, todo, progress, verify=not small)
-    # 2. decide each lesson against the store and what this batch added before it
+    vectors = _vectors(store, todo, progress, verify=not small)
+    # 2. decide each lesson against the store and what this batch added before it:
+    # a block of lessons is scored against the index in one product, then against
+    # the lessons this block added before each (which is what one search per lesson,
+    # adding as it goes, would see)
     dedup = float(ctx.config.get("learning", "dedup_threshold"))
     related = float(ctx.config.get("learning", "related_threshold"))
     new: dict[str, Experience] = {}
-    new_vectors: dict[str, list[float]] = {}
+    new_rows: dict[str, int] = {}  # new lesson -> its row in ``vectors``
     supersede_pairs: list[tuple[str, str]] = []  # (old, new)
     edges: list[tuple[str, str, str, float]] = []
-    for n, (it, vec) in enumerate(zip(todo, vectors)):
-        if progress and n % 200 == 0:
-            progress(len(todo) + n, len(todo) * 2)
-        key = _key(it.text, it.trigger, it.project)
-        if existing.get(key):  # an exact copy earlier in this file
-            counts["seen" if count_once else "exists"] += 1
+    total = len(todo) * 3
+    for start in range(0, len(todo), DECIDE_BLOCK):
+        block = todo[start : start + DECIDE_BLOCK]
+        queries = vectors[start : start + len(block)]
+        base = index.top(queries, [it.project for it in block], 5)
+        inner = queries @ queries.T
+        fresh: list[tuple[int, str, str | None]] = []  # (row in block, id, project) of this block's new lessons
+        for r, it in enumerate(block):
+            key = _key(it.text, it.trigger, it.project)
+            if existing.get(key):  # an exact copy earlier in this file
+                counts["seen" if count_once else "exists"] += 1
+                if it.ref:
+                    id_map[it.ref] = existing[key]
+                continue
+            held = review_reasons(it.text)  # poisoning guard, as for any lesson
+            hits = store_hits.get(id(it), []) + base[r]
+            hits += [(i, float(inner[r, j])) for j, i, p in fresh if not p or p == it.project]
+            hits = sorted(hits, key=lambda h: -h[1])[:5]
+            same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
+            conflicting = [
+                i
+                for i, s in same_scope
+                if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(it.tags, known[i].tags)
+            ]
+            target = None
+            if not conflicting:
+                target = next(
+                    (i for i, s in same_scope if s >= dedup and same_action(it.trigger, known[i].trigger)), None
+                )
+            if target is not None:
+                counts["seen"] += 1
+                if not (count_once and target in counted):
+                    seen_bumps.setdefault(target, []).append(it)
+                    counted.add(target)
+                existing[key] = target
+                if it.ref:
+                    id_map[it.ref] = target
+                continue
+            exp = Experience(
+                text=it.text,
+                trigger=it.trigger,
+                kind=it.kind,
+                project=it.project,
+                tags=it.tags + hold_tags(held),
+                confidence=it.confidence,
+                source=it.source,
+                topic=it.topic if it.topic is not None else _topic_of(it.trigger),
+                created_at=now,
+                last_seen=now,
+            )
+            if it.tier is not None:
+                exp.tier = it.tier
+            if it.created_at is not None and 0 < it.created_at <= now:
+                exp.created_at = float(it.created_at)
+            for name in ("seen_count", "hits", "follows", "ignores", "irrelevant"):
+                value = it.evidence.get(name)
+                if isinstance(value, int) and value >= 0:
+                    setattr(exp, name, max(value, 1) if name == "seen_count" else value)
+            new[exp.id] = exp
+            new_rows[exp.id] = start + r
+            fresh.append((r, exp.id, it.project))
+            known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, False)
+            existing[key] = exp.id
+            counted.add(exp.id)
             if it.ref:
-                id_map[it.ref] = existing[key]
-            continue
-        held = review_reasons(it.text)  # poisoning guard, as for any lesson
-        hits = sorted(store_hits.get(id(it), []) + index.search(vec, 5, project=it.project), key=lambda h: -h[1])[:5]
-        same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
-        conflicting = [
-            i
-            for i, s in same_scope
-            if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(it.tags, known[i].tags)
-        ]
-        same = [i for i, s in same_scope if s >= dedup and same_action(it.trigger, known[i].trigger)]
-        if not conflicting and same:
-            target = same[0]
-            counts["seen"] += 1
-            if not (count_once and target in counted):
-                seen_bumps.setdefault(target, []).append(it)
-                counted.add(target)
-            existing[key] = target
-            if it.ref:
-                id_map[it.ref] = target
-            continue
-        exp = Experience(
-            text=it.text,
-            trigger=it.trigger,
-            kind=it.kind,
-            project=it.project,
-            tags=it.tags + hold_tags(held),
-            confidence=it.confidence,
-            source=it.source,
-            topic=it.topic if it.topic is not None else _topic_of(it.trigger),
-            created_at=now,
-            last_seen=now,
-        )
-        if it.tier is not None:
-            exp.tier = it.tier
-        if it.created_at is not None and 0 < it.created_at <= now:
-            exp.created_at = float(it.created_at)
-        for name in ("seen_count", "hits", "follows", "ignores", "irrelevant"):
-            value = it.evidence.get(name)
-            if isinstance(value, int) and value >= 0:
-                setattr(exp, name, max(value, 1) if name == "seen_count" else value)
-        new[exp.id] = exp
-        new_vectors[exp.id] = vec
-        meta = exp.to_metadata()
-        index.upsert([exp.id], [vec], [meta])
-        known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, False)
-        existing[key] = exp.id
-        counted.add(exp.id)
-        if it.ref:
-            id_map[it.ref] = exp.id
-        if conflicting:
-            counts["supersedes"] += 1
-            for old in conflicting:
-                supersede_pairs.append((old, exp.id))
-                known[old].superseded = True
-        elif same_scope and same_scope[0][1] >= related:
-            counts["related"] += 1
-            edges.append((exp.id, same_scope[0][0], "relates-to", float(same_scope[0][1])))
-        else:
-            counts["new"] += 1
+                id_map[it.ref] = exp.id
+            if conflicting:
+                counts["supersedes"] += 1
+                for loser in conflicting:
+                    supersede_pairs.append((loser, exp.id))
+                    known[loser].superseded = True
+            elif same_scope and same_scope[0][1] >= related:
+                counts["related"] += 1
+                edges.append((exp.id, same_scope[0][0], "relates-to", float(same_scope[0][1])))
+            else:
+                counts["new"] += 1
+        index.add([i for _, i, _ in fresh], queries[[j for j, _, _ in fresh]], [p for _, _, p in fresh])
+        if progress:
+            progress(len(todo) + start + len(block), total)
     # Links inside the file, by the ids they had there.
     for it in todo:
         if not it.superseded_ref:
@@ -518,14 +696,20 @@ def bulk_store(
         if old_id not in new:
             changed[old_id] = old
         edges.append((new_id, old_id, "supersedes", 1.0))
-    if new:
-        store.add_vectors(list(new.values()), [new_vectors[i] for i in new])
+    # New lessons in pages: the store turns vectors into lists of floats, and one
+    # page at a time keeps that bounded on a 100k import.
+    fresh_ids = list(new)
+    for page in range(0, len(fresh_ids), WRITE_PAGE):
+        ids = fresh_ids[page : page + WRITE_PAGE]
+        store.add_vectors([new[i] for i in ids], vectors[[new_rows[i] for i in ids]])
+        if progress:
+            progress(len(todo) * 2 + round(len(todo) * (page + len(ids)) / len(fresh_ids)), total)
     if changed:
         store.update_many(list(changed.values()))
     if edges:
         store.add_edges(edges)
     if progress:
-        progress(len(todo) * 2, len(todo) * 2)
+        progress(total, total)
     return counts, id_map
 
 
@@ -1049,6 +1233,7 @@ __all__ = [
     "SeedItem",
     "backup",
     "export_data",
+    "write_export",
     "find_seed_files",
     "import_data",
     "lesson_record",

@@ -23,7 +23,9 @@ Figures for a window (``--since 7d``), from three records twiceshy keeps anyway:
   starting, timeout, no engine, error …), or denied from the rules snapshot.
   They count as pre-tool calls (once, by request id, also when the engine
   answered too late);
-* the store: lessons per tier, and how many were learned in the window.
+* the store: lessons per tier, and how many were learned in the window,
+  counted from the metadata indexes without reading a lesson
+  (:mod:`twiceshy.memory.census`).
 
 Definitions: *hit rate* = pre-tool calls that got a warning, a hold or a block / all
 pre-tool calls; *warned* / *held* / *denied* = pre-tool calls answered with
@@ -207,9 +209,34 @@ def _tally(
     }
 
 
+def lesson_counts(source: Any, cutoff: float | None = None) -> dict[str, Any]:
+    """Lessons per tier, superseded, learned since ``cutoff`` and matches, from
+    the metadata indexes (:mod:`twiceshy.memory.census`; ``source``: a store or
+    an engine context): no lesson is read."""
+    from twiceshy.base.types import Tier
+    from twiceshy.memory.census import open_census
+
+    with open_census(source, ("tier", "superseded_by", "created_at", "hits")) as census:
+        total = census.size()
+        by_tier = census.tally("tier")
+        superseded = census.count("superseded_by", "!=", "")
+        learned = total if cutoff is None else census.count("created_at", ">=", float(cutoff))
+        matched = int(census.total("hits"))
+    tiers = {t.label: int(by_tier.get(int(t), 0)) for t in Tier}
+    tiers[Tier.RAW.label] += max(0, total - sum(tiers.values()))  # a lesson without a tier reads as raw
+    return {
+        "total": total,
+        "tiers": tiers,
+        "superseded": superseded,
+        "learned_in_window": learned,
+        # Lesson hits count every match, silenced ones (retrieval.warn: off) too: what reached
+        # the model is hooks.warnings_shown / held / blocked, from the event log.
+        "matched_total": matched,
+    }
+
+
 def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: float | None = None) -> dict[str, Any]:
     """Every figure ``twiceshy stats`` shows, as a JSON-ready dict."""
-    from twiceshy.base.types import Tier
     from twiceshy.recall import judge
 
     now = time.time() if now is None else now
@@ -240,12 +267,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
     followed, ignored, irrelevant = tally["FOLLOWED"], tally["IGNORED"], tally["IRRELEVANT"]
     decisive = followed + ignored + irrelevant
 
-    # The store.
-    exps = ctx.store.all()
-    tiers = {t.label: 0 for t in Tier}
-    for exp in exps:
-        tiers[Tier(exp.tier).label] += 1
-    learned = sum(1 for e in exps if cutoff is None or e.created_at >= cutoff)
+    lessons = lesson_counts(ctx, cutoff)
 
     return {
         "window": {"since_s": since_s, "from": cutoff, "to": now},
@@ -280,15 +302,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "by_kind": {kind: _latency(values) for kind, values in sorted(by_kind.items())},
             "background": _latency(background_ms),
         },
-        "lessons": {
-            "total": len(exps),
-            "tiers": tiers,
-            "superseded": sum(1 for e in exps if e.superseded_by),
-            "learned_in_window": learned,
-            # Lesson hits count every match, silenced ones (retrieval.warn: off) too: what reached
-            # the model is hooks.warnings_shown / held / blocked, from the event log.
-            "matched_total": sum(e.hits for e in exps),
-        },
+        "lessons": lessons,
     }
 
 
@@ -362,9 +376,9 @@ def lesson_usefulness(ctx: EngineContext, limit: int = 10) -> dict[str, list[dic
         if v.get("counted") and v["verdict"] == "FOLLOWED" and v.get("kind") in AVOIDING_KINDS:
             avoided[v["exp_id"]] = avoided.get(v["exp_id"], 0) + 1
     rows = []
-    for e in ctx.store.all():
-        if not (e.hits or e.follows or e.ignores or e.irrelevant):
-            continue
+    # Only lessons that fired or were judged: the store filters them (most lessons never did).
+    fired = {"$or": [{key: {"$gt": 0}} for key in ("hits", "follows", "ignores", "irrelevant")]}
+    for e in ctx.store.all(where=fired):
         rows.append(
             {
                 "id": e.id,
