@@ -330,6 +330,7 @@ class Engine:
         self.heavy_at_ready: list[str] = []
         self._work: queue.Queue[tuple[socket.socket, tuple[str, str, str, bytes]] | None] = queue.Queue()
         self._warm_store: Any = None
+        self._switched = threading.Event()  # set once a warm store has handed over to the real one (or gave up)
         self._warm_written: str | None = None
         self._drops = _DropReader(self.paths.home)
         self._delivered: dict[str, tuple[str, list[str]]] = {}  # wire id -> (session, lesson ids warned)
@@ -451,6 +452,7 @@ class Engine:
             real = warm.load_real()
         except BaseException as exc:
             record_error("engine.store", exc)
+            self._switched.set()
             return
         if hasattr(real, "enable_index"):
             # The in-memory index (twiceshy.memory.index), seeded from the warm
@@ -464,6 +466,7 @@ class Engine:
         if self.ctx is not None and self.ctx._store is warm:
             self.ctx._store = real
         warm.release()  # the cache's mapped pages stop counting in our memory
+        self._switched.set()
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
@@ -491,6 +494,7 @@ class Engine:
         when the store's generation moved and the engine is quiet.
         """
         from twiceshy.engine import warmstart
+        from twiceshy.memory.index import release_heap
 
         rebuilt = False
         while not self.stopping.is_set():
@@ -499,9 +503,15 @@ class Engine:
                 if self._warm_store is not None and store is self._warm_store:
                     store = self._warm_store.real()
                 if store is not None and not rebuilt:
+                    if self._warm_store is not None:
+                        # After the hand-over: the rebuild's transient memory does
+                        # not stack on the index load's (and the cache's mapping).
+                        while not self._switched.wait(0.5) and not self.stopping.is_set():
+                            pass
                     snap = getattr(store, "rules_snapshot", None)
                     if snap is not None:
                         snap.rebuild(store)
+                        release_heap()
                     rebuilt = True
                 path = getattr(store, "path", None)
                 if path is not None and getattr(store, "_col", None) is not None:
@@ -509,6 +519,7 @@ class Engine:
                     if generation != self._warm_written and self._warm_cache_due(store):
                         if warmstart.write_cache(store, abort=self._busy_since(self.last_activity)):
                             self._warm_written = generation
+                        release_heap()
             except Exception as exc:
                 record_error("engine.snapshots", exc)
             self.stopping.wait(WARM_CACHE_EVERY_S)

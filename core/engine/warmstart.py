@@ -186,9 +186,9 @@ class WarmCache:
         self.pos = {exp_id: i for i, exp_id in enumerate(self.ids)}
         self.project_names: list[str] = self.header["projects"]
         self.project_codes = {name: i + 1 for i, name in enumerate(self.project_names)}
-        self.project_of = np.asarray(self.header["project_of"], dtype=np.int32)
+        self.project_of = np.asarray(self.header.pop("project_of"), dtype=np.int32)
         self.superseded = np.zeros(n, dtype=bool)
-        self.superseded[np.asarray(self.header["superseded"], dtype=np.int64)] = True
+        self.superseded[np.asarray(self.header.pop("superseded"), dtype=np.int64)] = True
         self.edges: list[dict[str, Any]] | None = self.header.get("edges")
         self.adjacent: dict[str, list[dict[str, Any]]] = {}
         for edge in self.edges or ():

@@ -261,6 +261,7 @@ class VectorIndex:
             self.cache.clear()
             self._fit_projection()
             self.loaded = True
+        _release_heap()
 
     def _fit_projection(self) -> None:
         n = len(self.ids)
@@ -579,6 +580,12 @@ def _single_thread_blas() -> None:
             if fn is not None:
                 fn(1)
                 break
+
+
+def release_heap() -> None:
+    """Give freed heap back to the OS after a load: the transient rows of a
+    100k-row read otherwise stay in the process's RSS (glibc keeps them)."""
+    _release_heap()
 
 
 def _release_heap() -> None:

@@ -231,7 +231,15 @@ class ExperienceStore:
 
         try:
             index = VectorIndex()
-            position = seed.fill_index(index) if seed is not None else None
+            position = None
+            if seed is not None:
+                try:
+                    position = seed.fill_index(index)
+                except Exception as exc:  # a damaged seed: read Chroma instead
+                    from twiceshy.base.errorlog import record_error
+
+                    record_error("store.index_seed", exc)
+                    index, position = VectorIndex(), None
             if position is None:
                 position = self._journal.position()  # first: writes during the load are replayed
                 index.load(self._col, sqlite_file=self._sqlite_file())
