@@ -407,11 +407,13 @@ def _handler_class(hooks: HttpHooks) -> type:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
             pass  # nothing on the engine's stdout per request
 
-        def _send(self, status: int, body: bytes, close: bool = False) -> bool:
+        def _send(self, status: int, body: bytes, close: bool = False, server_ms: float | None = None) -> bool:
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
+                if server_ms is not None:  # the engine's share of the round trip (bench/http_hooks.py)
+                    self.send_header("Server-Timing", f"engine;dur={server_ms:.2f}")
                 if close:
                     self.send_header("Connection", "close")
                     self.close_connection = True
@@ -473,8 +475,9 @@ def _handler_class(hooks: HttpHooks) -> type:
             if len(payload) != length:
                 self.close_connection = True
                 return
+            started = time.perf_counter()
             body = hooks.answer(names[0], names[1], payload, timeout_ms)
-            self._send(200, body)
+            self._send(200, body, server_ms=(time.perf_counter() - started) * 1000)
 
         def _not_allowed(self) -> None:
             self._refuse(405, "POST only")
