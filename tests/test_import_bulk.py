@@ -33,6 +33,21 @@ def fresh_context(path: Path) -> Any:
     return ctx
 
 
+def count_embedding(embedder: Any, embedded: list[int]) -> None:
+    """Record how many texts ``embedder`` embeds, one by one or in bulk."""
+    one, many = embedder.embed, embedder.embed_many
+
+    def embed(texts: Any) -> Any:
+        embedded.append(len(texts))
+        return one(texts)
+
+    def embed_many(texts: Any, progress: Any = None) -> Any:
+        embedded.append(len(texts))
+        return many(texts, progress=progress)
+
+    embedder.embed, embedder.embed_many = embed, embed_many
+
+
 class Counting:
     """Wraps a Chroma collection and counts write calls."""
 
@@ -112,12 +127,7 @@ def test_exported_vectors_are_reused_and_refused_when_tampered(ctx, tmp_path) ->
     other = fresh_context(tmp_path / "other")
     embedded: list[int] = []
     real = other.store.embedder.embed
-
-    def counting(texts):
-        embedded.append(len(texts))
-        return real(texts)
-
-    other.store.embedder.embed = counting
+    count_embedding(other.store.embedder, embedded)
     counts = import_data(other, data)
     assert counts["new"] + counts["related"] == 80 and other.store.count() == 80
     assert sum(embedded) <= portable.VECTOR_SAMPLE  # only the check sample was embedded
@@ -129,7 +139,7 @@ def test_exported_vectors_are_reused_and_refused_when_tampered(ctx, tmp_path) ->
 
     # a file whose vectors do not belong to their triggers: all re-embedded
     third = fresh_context(tmp_path / "third")
-    third.store.embedder.embed = counting
+    count_embedding(third.store.embedder, embedded)
     embedded.clear()
     rng = np.random.default_rng(0)
     for r in data["lessons"]:

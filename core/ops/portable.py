@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -53,6 +54,7 @@ BACKUP_VERSION = 1
 # Never part of a backup: runtime state, the engine's own log, other backups.
 SKIP_TOP = frozenset({"run", "backups", "engine.log"})
 SKIP_SUFFIXES = ("-wal", "-shm", "-journal", ".tmp", ".lock")
+BACKUP_GZIP_LEVEL = 1
 
 Progress = Callable[[int, int], None]
 
@@ -299,6 +301,7 @@ VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their 
 VECTOR_MIN_COSINE = 0.98
 
 
+@functools.lru_cache(maxsize=4096)
 def flag_set(command: str) -> frozenset[str]:
     """The flags of a command with their values, normalised: ``-target=module.a``,
     ``--env=staging`` (``--env staging`` too: a flag's next word is its value
@@ -326,11 +329,11 @@ def same_action(a: str, b: str) -> bool:
     and, for two commands, the same flags with the same values."""
     from twiceshy.learning.extractors import commands_compatible, is_command_like
 
-    if not commands_compatible(a, b):
+    # The flag sets first: a string split, where commands_compatible runs the shell
+    # parser on both (~1 ms each); on a bulk import most near pairs differ in flags.
+    if is_command_like(a) and is_command_like(b) and flag_set(a) != flag_set(b):
         return False
-    if is_command_like(a) and is_command_like(b):
-        return flag_set(a) == flag_set(b)
-    return True
+    return commands_compatible(a, b)
 
 
 def encode_vector(vector: Any) -> str:
@@ -477,6 +480,19 @@ class _DedupIndex:
         return out
 
 
+class _Clock:
+    """Seconds per step, added into ``into`` (when given)."""
+
+    def __init__(self, into: dict[str, float] | None) -> None:
+        self.into, self.last = into, time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        if self.into is not None:
+            self.into[step] = self.into.get(step, 0.0) + now - self.last
+        self.last = now
+
+
 @dataclass
 class _Known:
     """What dedup needs of a lesson already stored (or stored earlier in this batch)."""
@@ -494,6 +510,7 @@ def bulk_store(
     count_once: bool = False,
     now: float | None = None,
     stronger_tier_on_seen: bool = True,
+    timings: dict[str, float] | None = None,
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Store many lessons with the same dedup, poisoning guard and supersession as
     :func:`twiceshy.learning.ingest.store_lesson`, in a bounded number of store calls.
@@ -504,6 +521,7 @@ def bulk_store(
     edges. Returns (counts per outcome, file id -> stored id).
     ``count_once``: a lesson is counted seen at most once per call (seed).
     ``stronger_tier_on_seen``: a merged lesson takes the item's tier when stronger (import).
+    ``timings``: filled with seconds per step (read, embed, decide, write, edges) when given.
     """
     from twiceshy.learning.ingest import (
         CONFLICT_MIN_SIMILARITY,
@@ -518,6 +536,7 @@ def bulk_store(
     store = ctx.store
     counts = {"new": 0, "related": 0, "supersedes": 0, "seen": 0, "exists": 0}
     id_map: dict[str, str] = {}
+    clock = _Clock(timings)
     # 1. the store: exact keys, and the index dedup searches. A small batch (a
     # seed file) asks the store for each lesson's neighbours instead of reading
     # it all; a large one reads it once, page by page.
@@ -548,6 +567,7 @@ def bulk_store(
         offset += len(got["ids"])
         if len(got["ids"]) < 2000:
             break
+    clock.lap("read")
     todo: list[_Item] = []
     seen_bumps: dict[str, list[_Item]] = {}
     counted: set[str] = set()
@@ -567,6 +587,7 @@ def bulk_store(
         existing[key] = ""  # a second copy in the same file: resolved below
         todo.append(it)
     vectors = _vectors(store, todo, progress, verify=not small)
+    clock.lap("embed")
     # 2. decide each lesson against the store and what this batch added before it:
     # a block of lessons is scored against the index in one product, then against
     # the lessons this block added before each (which is what one search per lesson,
@@ -656,6 +677,7 @@ def bulk_store(
         index.add([i for _, i, _ in fresh], queries[[j for j, _, _ in fresh]], [p for _, _, p in fresh])
         if progress:
             progress(len(todo) + start + len(block), total)
+    clock.lap("decide")
     # Links inside the file, by the ids they had there.
     for it in todo:
         if not it.superseded_ref:
@@ -706,8 +728,10 @@ def bulk_store(
             progress(len(todo) * 2 + round(len(todo) * (page + len(ids)) / len(fresh_ids)), total)
     if changed:
         store.update_many(list(changed.values()))
+    clock.lap("write")
     if edges:
         store.add_edges(edges)
+    clock.lap("edges")
     if progress:
         progress(total, total)
     return counts, id_map
@@ -724,6 +748,7 @@ def import_data(
     data: Any,
     as_global: bool = False,
     progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
 ) -> dict[str, int]:
     """Import an export document. Returns counts per outcome: ``new``,
     ``related``, ``supersedes`` (stored), ``seen`` (merged into a lesson you had),
@@ -741,6 +766,7 @@ def import_data(
     model = getattr(store.embedder, "name", "")
     items: list[_Item] = []
     invalid = 0
+    clock = _Clock(timings)
     for rec in records:
         try:
             text, trigger = str(rec["text"]).strip(), str(rec.get("trigger") or rec["text"]).strip()
@@ -781,7 +807,8 @@ def import_data(
                 vector=vector if clean_trigger == trigger else None,
             )
         )
-    counts, id_map = bulk_store(ctx, items, progress=progress)
+    clock.lap("parse")
+    counts, id_map = bulk_store(ctx, items, progress=progress, timings=timings)
     counts["invalid"] = invalid
     from twiceshy.memory.store import EDGE_TYPES
 
@@ -880,8 +907,10 @@ def _backup_entries(home: Path, store: Path) -> list[tuple[Path, str]]:
     return entries
 
 
-def _sqlite_copy(src: Path) -> bytes:
-    """A consistent snapshot of an SQLite database (WAL included) via the backup API."""
+@contextlib.contextmanager
+def _sqlite_copy(src: Path) -> Iterator[Path]:
+    """A consistent snapshot of an SQLite database (WAL included) via the backup
+    API, as a temporary file (streamed into the archive, never held in memory)."""
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "copy.sqlite3"
         source = sqlite3.connect(f"file:{src}?mode=ro", uri=True, timeout=10)
@@ -893,7 +922,7 @@ def _sqlite_copy(src: Path) -> bytes:
                 dest.close()
         finally:
             source.close()
-        return target.read_bytes()
+        yield target
 
 
 def _is_sqlite(path: Path) -> bool:
@@ -918,13 +947,25 @@ def _add_tree(tar: tarfile.TarFile, path: Path, arcname: str) -> int:
         return 0
     info = tar.gettarinfo(str(path), arcname)
     if _is_sqlite(path):
-        data = _sqlite_copy(path)
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+        with _sqlite_copy(path) as copy, open(copy, "rb") as fh:
+            info.size = copy.stat().st_size
+            tar.addfile(info, fh)
     else:
         with open(path, "rb") as fh:
             tar.addfile(info, fh)
     return 1
+
+
+def _lesson_total(ctx: EngineContext) -> int:
+    """How many lessons the store holds: from its SQLite file when it can say
+    (no chromadb import; Chroma's own count costs seconds at 100k)."""
+    from twiceshy.memory.census import open_census
+
+    census = open_census(ctx, (), scan=False)
+    if census is None:
+        return int(ctx.store.count())
+    with census:
+        return census.size()
 
 
 def backup(ctx: EngineContext, out: Path | None = None, stop_engine: bool = False) -> tuple[Path, dict[str, Any]]:
@@ -945,7 +986,7 @@ def backup(ctx: EngineContext, out: Path | None = None, stop_engine: bool = Fals
     elif out.is_dir():
         out = out / f"twiceshy-backup-{stamp}.tar.gz"
     out.parent.mkdir(parents=True, exist_ok=True)
-    lessons = ctx.store.count() if store.exists() else 0
+    lessons = _lesson_total(ctx) if store.exists() else 0
     with writes_paused(home, stop_engine=stop_engine):
         entries = _backup_entries(home, store)
         manifest: dict[str, Any] = {
@@ -963,7 +1004,9 @@ def backup(ctx: EngineContext, out: Path | None = None, stop_engine: bool = Fals
         }
         tmp = out.with_name(out.name + ".partial")
         files = 0
-        with tarfile.open(tmp, "w:gz") as tar:
+        # gzip level 1: the vector index barely compresses at any level, and level 9
+        # cost 3x the time of level 1 on the SQLite file for 7% less (100k lessons: 62 s of 90).
+        with tarfile.open(tmp, "w:gz", compresslevel=BACKUP_GZIP_LEVEL) as tar:
             body = json.dumps(manifest, indent=2).encode()
             info = tarfile.TarInfo("manifest.json")
             info.size, info.mtime, info.mode = len(body), int(time.time()), 0o600
