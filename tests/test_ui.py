@@ -204,6 +204,7 @@ def test_page_renders_tiers_graph_and_timeline_in_chromium(ui_url, memory):
     assert f'data-type="generalizes" data-src="{memory["p"]}" data-dst="{memory["r1"]}"' in dom
     assert f'data-type="supersedes" data-src="{memory["new"]}" data-dst="{memory["old"]}"' in dom
     assert "Never sudo pip install; use a virtualenv" in dom
+    assert 'data-label-overlaps="0"' in dom  # one row per lesson, one column per tier: no label on another
     # The timeline of the topic named in the URL, oldest first, the superseded one marked.
     first, second = (
         dom.index(f'class="event" data-id="{memory["old"]}"'),

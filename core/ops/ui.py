@@ -19,7 +19,7 @@ through the store's normal write path. Errors are JSON ``{"error": "..."}``.
 Endpoints (JSON):
 
 * GET ``/api/summary`` — lessons per tier, topics, version;
-* GET ``/api/lessons[?tier=rule&limit=N]`` — lessons, strongest first;
+* GET ``/api/lessons[?tier=rule&limit=N]`` — lessons in `twiceshy list` order;
 * GET ``/api/graph[?id=ID&depth=2]`` — nodes and edges;
 * GET ``/api/timeline?topic=T`` — a topic's lessons, oldest first;
 * GET ``/api/outcomes?days=14`` — warned, held, denied, avoided, ignored,
@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 MAX_NODES = 400
+SCAN_LIMIT = 5000  # lessons: up to this many, topics are read from all of them; beyond, from those shown
+LESSON_PAGE = 300  # lessons in the page's table
 MAX_BODY = 64 * 1024  # bytes of a POST body; an edit is a few hundred
 MAX_DAYS = 366
 TOKEN_HEADER = "X-Twiceshy-Token"
@@ -83,11 +85,30 @@ def _lesson(exp: Any) -> dict[str, Any]:
     return data
 
 
-def _all_edges(store: Any, ids: list[str]) -> list[dict[str, Any]]:
+def _count(store: Any, where: dict[str, Any]) -> int:
+    """Lessons matching ``where``, reading ids only (no metadata dict is built)."""
+    col = getattr(store, "_col", None)
+    if col is not None:
+        return len(col.get(where=where, include=[])["ids"])
+    return sum(len(page) for page in store.iter_pages(where=where))
+
+
+def _listed(store: Any, limit: int | None, tier: int | None = None) -> list[Any]:
+    """Lessons in ``twiceshy list``'s order (tier first, newest first within a tier), the first
+    ``limit`` of them read by id from the store's metadata index (:mod:`twiceshy.memory.listing`)."""
+    from twiceshy.memory.listing import list_page
+
+    return list_page(store, tier, 0, limit)[1]
+
+
+def _edges_among(store: Any, ids: list[str]) -> list[dict[str, Any]]:
+    """Edges whose both ends are in ``ids`` (asked for by id, not by reading every edge)."""
     edges_col = getattr(store, "_edges", None)
+    edges: list[dict[str, Any]] = []
     if edges_col is not None:
-        got = edges_col.get(include=["metadatas"])
-        edges = [dict(m) for m in got["metadatas"]]
+        for start in range(0, len(ids), 500):
+            got = edges_col.get(where={"src": {"$in": ids[start : start + 500]}}, include=["metadatas"])
+            edges += [dict(m) for m in got["metadatas"]]
     else:
         edges = [e for i in ids for e in store.edges(i)]
     wanted = set(ids)
@@ -104,37 +125,41 @@ def _all_edges(store: Any, ids: list[str]) -> list[dict[str, Any]]:
 
 
 def summary(ctx: EngineContext) -> dict[str, Any]:
+    """Lessons per tier (counted by id), superseded, and topics. Topics need every lesson's
+    metadata: complete up to :data:`SCAN_LIMIT` lessons, beyond that from the first lessons listed."""
     from twiceshy import __version__
     from twiceshy.base.types import Tier
 
-    exps = ctx.store.all()
-    tiers = {t.label: 0 for t in Tier}
+    store = ctx.store
+    total = store.count()
+    tiers = {t.label: _count(store, {"tier": int(t)}) for t in Tier}
+    complete = total <= SCAN_LIMIT
     topics: dict[str, int] = {}
-    for e in exps:
-        tiers[e.tier_label] += 1
+    for e in store.all() if complete else _listed(store, LESSON_PAGE):
         if e.topic:
             topics[e.topic] = topics.get(e.topic, 0) + 1
     return {
         "version": __version__,
-        "lessons": len(exps),
+        "lessons": total,
         "tiers": tiers,
-        "superseded": sum(1 for e in exps if e.superseded_by),
+        "superseded": _count(store, {"superseded_by": {"$ne": ""}}),
         "topics": sorted(
             ({"topic": t, "lessons": n} for t, n in topics.items()), key=lambda d: (-d["lessons"], d["topic"])
         ),
+        "topics_complete": complete,
     }
 
 
 def lessons(ctx: EngineContext, tier: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """Lessons in ``twiceshy list``'s order: all of them, or the first ``limit``."""
     from twiceshy.base.types import Tier
 
-    where = {"tier": int(Tier.parse(tier))} if tier else None
-    exps = sorted(ctx.store.all(where=where), key=lambda e: (e.tier, -e.confidence, e.id))
-    return [_lesson(e) for e in exps[:limit]]
+    tier_value = int(Tier.parse(tier)) if tier else None
+    return [_lesson(e) for e in _listed(ctx.store, limit, tier_value)]
 
 
 def graph(ctx: EngineContext, exp_id: str | None = None, depth: int = 2) -> dict[str, Any]:
-    """Nodes and typed edges: the whole graph (capped at MAX_NODES, strongest
+    """Nodes and typed edges: the whole graph (the first MAX_NODES in `list` order:
     tiers first), or the lessons within ``depth`` edges of ``exp_id``."""
     store = ctx.store
     if exp_id:
@@ -166,8 +191,8 @@ def graph(ctx: EngineContext, exp_id: str | None = None, depth: int = 2) -> dict
             "nodes": [_lesson(e) for e in exps],
             "edges": [e for e in edges.values() if e["src"] in present and e["dst"] in present],
         }
-    exps = sorted(store.all(), key=lambda e: (e.tier, -e.confidence, e.id))[:MAX_NODES]
-    return {"root": None, "nodes": [_lesson(e) for e in exps], "edges": _all_edges(store, [e.id for e in exps])}
+    exps = _listed(store, MAX_NODES)
+    return {"root": None, "nodes": [_lesson(e) for e in exps], "edges": _edges_among(store, [e.id for e in exps])}
 
 
 def timeline(ctx: EngineContext, topic: str) -> list[dict[str, Any]]:
@@ -192,7 +217,7 @@ def usefulness(ctx: EngineContext, limit: int = 10) -> dict[str, Any]:
 
 
 def held(ctx: EngineContext) -> list[dict[str, Any]]:
-    """Lessons the poisoning guard holds, oldest first, with its reasons."""
+    """Lessons the poisoning guard holds, oldest first, with its reasons (as ``twiceshy review``)."""
     from twiceshy.learning import review as guard
 
     return [{**_lesson(e), "reasons": guard.reasons_of(e)} for e in guard.held_lessons(ctx.store)]

@@ -76,7 +76,7 @@ failed open: calls let through unchecked because the engine did not answer.</p>
 
 <h2>Held for review <span class="muted" id="held-count"></span></h2>
 <p class="muted">The poisoning guard keeps these away from agents until you approve them; reject deletes.</p>
-<table id="held"><thead><tr><th>id</th><th>lesson</th><th>why held</th><th>source</th><th></th></tr></thead><tbody></tbody></table>
+<table id="held"><thead><tr><th>id</th><th>lesson</th><th>why held</th><th>source</th><th></th></tr></thead><tbody><tr><td colspan="5" class="muted">checking…</td></tr></tbody></table>
 
 <h2>Search</h2>
 <form id="search-form"><input id="q" type="search" size="60" placeholder="a command or a few words" aria-label="search lessons">
@@ -313,6 +313,11 @@ async function saveEditor(ev) {
     const own = (exp.tags || []).filter((t) => !t.startsWith("review")).join(" ");
     if (changes.tags.trim().split(/\s+/).join(" ") === own) delete changes.tags;
   }
+  if (!Object.keys(changes).length) {
+    form.hidden = true;
+    status("no change", "ok");
+    return;
+  }
   await act("/api/edit", {id: form.dataset.id, changes: changes}, (out) => {
     form.hidden = true;
     return out.changed.length ? "edited " + out.lesson.id + ": " + out.changed.join(", ") : "no change";
@@ -393,7 +398,7 @@ function renderLessons(list, total) {
   const body = document.querySelector("#lessons tbody");
   body.textContent = "";
   document.getElementById("lessons-shown").textContent =
-    list.length < total ? "(" + list.length + " of " + total + ", strongest first; search for the rest)" : "";
+    list.length < total ? "(" + list.length + " of " + total + ", strongest tiers first; search for the rest)" : "";
   for (const e of list) {
     lessonCache[e.id] = e;
     const tr = el("tr", {"class": "lesson", "data-id": e.id, "data-tier": e.tier_label});
@@ -509,19 +514,22 @@ async function renderTimeline(topic) {
 
 async function refresh() {
   const days = document.getElementById("days").value;
-  const [s, list, g, outcomes, useful, held] = await Promise.all([
-    getJSON("/api/summary"), getJSON("/api/lessons?limit=" + LESSON_LIMIT), getJSON("/api/graph"),
-    getJSON("/api/outcomes?days=" + days), getJSON("/api/usefulness"), getJSON("/api/review")]);
-  renderTiers(s);
+  const [outcomes, useful, s, list] = await Promise.all([
+    getJSON("/api/outcomes?days=" + days), getJSON("/api/usefulness"), getJSON("/api/summary"),
+    getJSON("/api/lessons?limit=" + LESSON_LIMIT)]);
   renderOutcomes(outcomes);
   renderUseful(useful);
-  renderHeld(held);
+  renderTiers(s);
   renderLessons(list, s.lessons);
-  renderGraph(g);
+  // Last: the first look for held lessons reads every lesson (slow on a big store).
+  renderGraph(await getJSON("/api/graph"));
+  renderHeld(await getJSON("/api/review"));
   const select = document.getElementById("topic");
   const current = select.value || new URLSearchParams(location.search).get("topic") || "";
   select.textContent = "";
-  for (const t of s.topics) select.appendChild(el("option", {value: t.topic}, t.topic + " (" + t.lessons + ")"));
+  for (const t of s.topics) {
+    select.appendChild(el("option", {value: t.topic}, t.topic + (s.topics_complete ? " (" + t.lessons + ")" : "")));
+  }
   if (current && s.topics.some((t) => t.topic === current)) select.value = current;
   await renderTimeline(select.value);
   if (document.getElementById("q").value.trim()) await runSearch();
