@@ -173,3 +173,53 @@ def test_near_finds_scoped_neighbours_above_the_threshold(ctx, monkeypatch: pyte
         # rows 0 and 4 are copies of base[0]; row 4 is superseded; global rows are never scoped neighbours
         assert found == ["r0"], (coarse_min, found)
         assert index.rows_of(["r0", "r2"]).shape == (2, 32) and index.rows_of(["r0", "nope"]) is None
+
+
+def test_engine_seeds_its_index_from_a_stale_cache_and_finds_what_was_written_since(twiceshy_home: Path) -> None:
+    import json
+
+    from reliability_kit import serve_pids
+    from twiceshy.engine import server as engine_mod
+    from twiceshy.hooks import wire
+
+    home = twiceshy_home
+    env = dict(os.environ, TWICESHY_RETRIEVAL__WARN="context")
+    seed = (
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.engine import warmstart\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
+        "ctx = make_context(None)\n"
+        "store_lesson(ctx, 'Never rm -rf the build dir; run make clean', 'rm -rf build')\n"
+        "assert warmstart.write_cache(ctx.store)\n"
+    )
+    subprocess.run([PY, "-c", seed], env=env, check=True, timeout=120)
+    learn = subprocess.run(  # after the cache: it is stale now
+        [PY, "-m", "twiceshy", "learn", "Pin the chart version", "--trigger", "helm upgrade --install web ./chart"],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert learn.returncode == 0, learn.stderr
+    try:
+        engine_mod.spawn_detached(home, env=env)
+        status = engine_mod.wait_ready(home, timeout=120)
+        assert status is not None, (home / "engine.log").read_text()
+        assert status["store"] == "chroma" and "index seeded from a stale cache" in status["timing_ms"], status
+        client = str(Path(wire.__file__).with_name("client.py"))
+        for command, want in (
+            ("helm upgrade --install web ./chart", b"Pin the chart version"),
+            ("rm -rf build", b"make clean"),
+        ):
+            out = subprocess.run(
+                [PY, "-I", "-S", client, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
+                input=json.dumps(
+                    {"session_id": "c1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": command}}
+                ).encode(),
+                capture_output=True,
+                env=env,
+                timeout=60,
+            )
+            assert want in out.stdout, out
+    finally:
+        engine_mod.stop(home, timeout=20)
+        assert not serve_pids(home)

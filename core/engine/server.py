@@ -427,7 +427,16 @@ class Engine:
             path = Path(cfg["path"]).expanduser() if cfg["path"] else store_dir()
             cache = warmstart.open_cache(path, ctx.embedder.name)
             if cache is None:
-                return ctx.store
+                # A stale cache (someone wrote since) still seeds the index: its
+                # vectors plus the journal's changes, instead of every vector read
+                # from Chroma while Chroma's own index answers (and sits in memory).
+                seed = warmstart.open_cache(path, ctx.embedder.name, current=False)
+                store = ctx.store
+                if seed is not None and hasattr(store, "enable_index") and seed.replayable(store):
+                    started = time.perf_counter()
+                    store.enable_index(background=False, seed=seed)
+                    self.timing["index seeded from a stale cache"] = round((time.perf_counter() - started) * 1000, 1)
+                return store
             from twiceshy.engine.context import EngineContext
 
             # The real store is built by a second context on the same config,

@@ -206,6 +206,12 @@ class WarmCache:
         index.load_arrays(self.ids, self.vectors, self.project_of, self.project_names, self.superseded)
         return str(journal[0]), int(journal[1])
 
+    def replayable(self, store: Any) -> bool:
+        """Can ``store``'s change journal bring these rows up to date (same journal epoch)?"""
+        journal = self.header.get("journal")
+        position = store.journal_position() if hasattr(store, "journal_position") else None
+        return bool(journal and position and journal[0] == position[0])
+
     def row(self, i: int) -> tuple[str, dict[str, Any]]:
         a, b = self._offsets[i], self._offsets[i + 1]
         doc, meta = json.loads(self._map[self._rows_start + a : self._rows_start + b])
@@ -216,8 +222,10 @@ class WarmCache:
         return Experience.from_metadata(self.ids[i], doc, meta)
 
 
-def open_cache(store_path: Path, embedder_name: str) -> WarmCache | None:
-    """The cache of ``store_path`` when it is current (same generation, same embedder), else None."""
+def open_cache(store_path: Path, embedder_name: str, current: bool = True) -> WarmCache | None:
+    """The cache of ``store_path`` when it is current (same generation, same
+    embedder), else None. ``current=False``: any readable cache of that
+    embedder (an index seed: the journal replays what changed since)."""
     path = cache_path(store_path)
     if not path.exists():
         return None
@@ -225,7 +233,9 @@ def open_cache(store_path: Path, embedder_name: str) -> WarmCache | None:
         cache = WarmCache(path)
     except (OSError, ValueError, KeyError, TypeError, struct.error):
         return None
-    if cache.generation != read_generation(store_path) or cache.header.get("embedder") != embedder_name:
+    if cache.header.get("embedder") != embedder_name:
+        return None
+    if current and cache.generation != read_generation(store_path):
         return None
     return cache
 
