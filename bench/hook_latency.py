@@ -249,6 +249,7 @@ def rss_timeline(home: Path, searches: int, session: itertools.count) -> list[tu
     """(moment, RSS MB, peak RSS MB) of one engine: warm start, hand-over to the
     real store, ``searches`` hook calls, three session ends applied."""
     out: list[tuple[str, float, float]] = []
+    ensure_warm_cache(home)  # as an engine that idled would have left it
     engine_mod.spawn_detached(home, env=env_for(home))
     status = engine_mod.wait_ready(home, timeout=300)
     assert status is not None
@@ -261,7 +262,7 @@ def rss_timeline(home: Path, searches: int, session: itertools.count) -> list[tu
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         current = engine_mod.call(home, "ping") or {}
-        if current.get("store") != "warm cache":
+        if current.get("store") != "warm cache" and current.get("index_rows") is not None:
             break
         time.sleep(0.5)
     time.sleep(5)  # the rules snapshot's rebuild follows the hand-over

@@ -877,6 +877,10 @@ class Engine:
         )
         if info.get("kind") in ("session_end", "stop"):
             fault_point("session_end.applied")  # applied, not yet recorded done by the spool
+            if "numpy" in sys.modules:  # the pass read pages of lessons: give the freed heap back
+                from twiceshy.memory.index import release_heap
+
+                release_heap()
 
     def _jobs_loop(self) -> None:
         while True:
@@ -1094,6 +1098,10 @@ class Engine:
             return NativeOutput(stdout=json.dumps({"draining": True}))
         return NativeOutput(stdout=json.dumps({"error": f"unknown command {command}"}))
 
+    def _index_rows(self) -> int | None:
+        """Rows in the store's in-memory index once it is loaded, else None."""
+        return _index_rows_of(self.ctx._store if self.ctx is not None else None)
+
     def status(self) -> dict[str, Any]:
         pending = None
         try:
@@ -1116,10 +1124,16 @@ class Engine:
             "rss_bytes": rss_bytes(os.getpid()),
             "idle_timeout_s": self.idle_timeout_s,
             "spool_pending": pending,
+            "index_rows": self._index_rows(),
             "reads": self._reads.status() if self._reads is not None else None,
             "workers": [getattr(w, "__name__", str(w)) for w in getattr(self, "_workers", BACKGROUND_WORKERS)],
             "python": sys.executable,
         }
+
+
+def _index_rows_of(store: Any) -> int | None:
+    index = getattr(store, "_index", None) if store is not None else None
+    return len(index) if index is not None else None
 
 
 def _encode_reply(out: NativeOutput) -> bytes:
