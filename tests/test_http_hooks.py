@@ -408,3 +408,32 @@ def test_plugin_and_engine_agree_on_what_is_ours() -> None:
         "junk",
     ):
         assert cc_settings.is_our_http_hook(item) == http_hooks.is_our_http_hook(item), item
+
+
+def _doctor_http(env: dict[str, str], project: Path) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [PY, "-m", "twiceshy", "doctor", "--no-model", "--json"],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return [c for c in json.loads(proc.stdout)["checks"] if c["name"].startswith("http hooks")]
+
+
+def test_doctor_checks_the_listener_answers_with_the_token(engine: dict[str, Any]) -> None:
+    env, project = engine["env"], engine["tmp"] / "proj"
+    checks = _doctor_http(env, project)
+    assert [(c["name"], c["level"]) for c in checks] == [("http hooks", "ok")], checks
+    assert str(engine["config"].port) in checks[0]["detail"]
+    local = project / ".claude" / "settings.local.json"
+    saved = local.read_text()
+    try:
+        local.write_text(json.dumps({"env": {engine["config"].env_var: "0" * 64}}))
+        checks = _doctor_http(env, project)
+        assert checks[0]["level"] == "fail" and "401" in checks[0]["detail"], checks
+    finally:
+        local.write_text(saved)
+    proxied = _doctor_http(env | {"HTTPS_PROXY": "http://proxy.example:3128", "NO_PROXY": "localhost"}, project)
+    assert ("http hooks proxy", "warn") in [(c["name"], c["level"]) for c in proxied], proxied

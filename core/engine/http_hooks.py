@@ -117,7 +117,7 @@ def load_config(home: str | Path) -> HttpHookConfig | None:
     return HttpHookConfig(port, token)
 
 
-def _port_free(port: int) -> bool:
+def port_free(port: int) -> bool:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -135,7 +135,7 @@ def _pick_port(home: str | Path) -> int:
     start = PORT_FIRST + wire._fnv1a64(wire.norm_home(home).encode("utf-8", "surrogateescape")) % PORT_SPAN
     for step in range(500):
         port = PORT_FIRST + (start - PORT_FIRST + step * 7919) % PORT_SPAN
-        if _port_free(port):
+        if port_free(port):
             return port
     raise OSError("no free loopback port for the HTTP hooks")
 

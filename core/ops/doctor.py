@@ -630,6 +630,10 @@ def check_hooks(state: _State) -> list[Check]:
                 problems.append(exc.message)
                 continue
             events = our_events(settings)
+            if agent == "claude-code":  # --transport http: the tool events are HTTP hooks (check_http_hooks)
+                from twiceshy.engine.http_hooks import our_http_hooks
+
+                events += [e for e in our_http_hooks(settings) if e not in events]
             if not events:
                 continue
             found.append(f"{scope} {path}")
@@ -790,6 +794,122 @@ def check_rules_snapshot(state: _State) -> list[Check]:
     return [Check("rules snapshot", "ok", detail, data={"rules": len(rules)})]
 
 
+def _proxied(port: int) -> str:
+    """The proxy Claude Code would send a hook to 127.0.0.1:``port`` through (its rule: an
+    ``HTTP(S)_PROXY`` unless ``NO_PROXY`` names the host, host:port or ``*``), or ''."""
+    proxy = next(
+        (os.environ[k] for k in ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY") if os.environ.get(k)), ""
+    )
+    if not proxy:
+        return ""
+    no_proxy = os.environ.get("no_proxy") or os.environ.get("NO_PROXY") or ""
+    entries = [e.strip().lower() for e in no_proxy.replace(",", " ").split() if e.strip()]
+    if "*" in entries or "127.0.0.1" in entries or f"127.0.0.1:{port}" in entries:
+        return ""
+    return proxy
+
+
+def check_http_hooks(state: _State) -> list[Check]:
+    """Claude Code installed with ``--transport http``: the tool events reach the engine only
+    if the port, the token and the listener agree (every mismatch fails open, silently)."""
+    from twiceshy.base.paths import data_dir
+    from twiceshy.engine import http_hooks
+    from twiceshy.ops.install import InstallError, read_settings, settings_path, token_env_file
+    from twiceshy.plugin.manager import make_manager
+
+    pm = state.pm or make_manager()
+    home = data_dir()
+    config = http_hooks.load_config(home)
+    fix = "twiceshy install --agent claude-code --transport http  (add --scope project for a project)"
+    problems: list[str] = []
+    wired: list[str] = []
+    for scope in ("project", "user"):
+        try:
+            path = settings_path(pm, "claude-code", scope, state.project_dir)
+            settings, _ = read_settings(path)
+        except InstallError:
+            continue
+        ours = http_hooks.our_http_hooks(settings)
+        if not ours:
+            continue
+        wired.append(f"{scope} {path}")
+        if config is None:
+            continue
+        items = [item for found in ours.values() for item in found]
+        if any(item.get("url") != config.url("claude-code", ev) for ev, found in ours.items() for item in found):
+            problems.append(f"{path} posts to another port than {home}'s ({config.port})")
+        if any(config.env_var not in (item.get("allowedEnvVars") or []) for item in items):
+            problems.append(f"{path}: the token variable {config.env_var} is not in allowedEnvVars")
+        env_file = token_env_file(path, scope)
+        try:
+            env = read_settings(env_file)[0].get("env") if env_file.exists() else None
+        except InstallError:
+            env = None
+        value = (env or {}).get(config.env_var) if isinstance(env, dict) else None
+        if value is None:
+            value = os.environ.get(config.env_var)
+        if value != config.token:
+            problems.append(f"{env_file} does not give {config.env_var} this data dir's token (calls get 401)")
+    if not wired:
+        return []
+    if config is None:
+        return [
+            Check(
+                "http hooks",
+                "fail",
+                f"Claude Code posts tool events to the engine but {http_hooks.config_path(home)} is missing or "
+                "unreadable: no listener starts and every tool call runs unchecked",
+                fix,
+            )
+        ]
+    data = {"port": config.port, "files": wired}
+    if problems:
+        return [Check("http hooks", "fail", "; ".join(problems) + " — those calls run unchecked", fix, data)]
+    checks: list[Check] = []
+    proxy = _proxied(config.port)
+    if proxy:
+        checks.append(
+            Check(
+                "http hooks proxy",
+                "warn",
+                f"HTTP(S)_PROXY is set ({proxy}) and NO_PROXY does not name 127.0.0.1: Claude Code would send "
+                "the hooks, token included, through the proxy",
+                "export NO_PROXY=127.0.0.1 (or add it to the list) before starting Claude Code",
+            )
+        )
+    if not state.engine_running:
+        checks.insert(
+            0,
+            Check(
+                "http hooks",
+                "warn",
+                f"the engine is not running: Claude Code's HTTP hooks on 127.0.0.1:{config.port} fail open "
+                "(tool calls run unchecked) until a session-start or prompt hook starts it",
+                "twiceshy engine start",
+                data,
+            ),
+        )
+        return checks
+    answer = http_hooks.ping(home, config)
+    if answer is None:
+        taken = not http_hooks.port_free(config.port)
+        detail = (
+            f"the engine runs but 127.0.0.1:{config.port} does not answer with this data dir's token"
+            + (": another program holds the port" if taken else ": the engine started before the install")
+            + " — tool calls run unchecked"
+        )
+        remedy = (
+            f"free the port, or delete {http_hooks.config_path(home)} and reinstall ({fix})"
+            if taken
+            else "twiceshy engine stop (the next session starts it with the listener)"
+        )
+        checks.insert(0, Check("http hooks", "fail", detail, remedy, data))
+        return checks
+    detail = f"the engine (pid {answer.get('pid')}) answers on 127.0.0.1:{config.port} with the token"
+    checks.insert(0, Check("http hooks", "ok", detail, data=data))
+    return checks
+
+
 CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("config", check_config),
     ("data dir", check_data_dir),
@@ -800,6 +920,7 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("fail-open", check_failopen),
     ("rules snapshot", check_rules_snapshot),
     ("hooks", check_hooks),
+    ("http hooks", check_http_hooks),
     ("model", check_model),
     ("errors", check_errors),
 )
