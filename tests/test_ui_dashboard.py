@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +136,10 @@ def test_outcomes_by_day_counts_as_stats_does(tmp_path: Path, twiceshy_home: Pat
     )
     rows = outcomes_by_day(14, now=now)
     assert len(rows) == 14 and rows[-1]["date"] == "2026-03-10" and rows[0]["date"] == "2026-02-25"
-    assert all(b["start"] - a["start"] == day for a, b in zip(rows, rows[1:]))
+    # Consecutive local days (a day is not always 86,400 s: DST).
+    dates = [date.fromisoformat(r["date"]) for r in rows]
+    assert all(b - a == timedelta(days=1) for a, b in zip(dates, dates[1:]))
+    assert all(datetime.fromtimestamp(r["start"]).date() == d for r, d in zip(rows, dates))
     by_date = {r["date"]: r for r in rows}
     pick = ("warned", "held", "denied", "avoided", "ignored", "failed_open", "snapshot_denied")
     assert [by_date["2026-03-07"][k] for k in pick] == [1, 1, 0, 0, 0, 0, 0]
