@@ -205,16 +205,17 @@ class VectorIndex:
             batch = got["ids"]
             if not len(batch):
                 break
-            chunk = np.asarray(got["embeddings"], dtype=np.float32)
+            chunk = np.array(got["embeddings"], dtype=np.float32)
             del got
+            _normalise_inplace(chunk)
             if vecs.shape[1] != chunk.shape[1]:
-                vecs = np.zeros((max(int(col.count()), len(batch)), chunk.shape[1]), dtype=np.float32)
+                expected = max(int(col.count()), len(batch))
+                vecs = np.zeros((expected, chunk.shape[1]), dtype=_storage_dtype(expected))
             if offset + len(batch) > vecs.shape[0]:  # rows added while we read
-                grown = np.zeros((offset + len(batch) + page, vecs.shape[1]), dtype=np.float32)
+                grown = np.zeros((offset + len(batch) + page, vecs.shape[1]), dtype=vecs.dtype)
                 grown[:offset] = vecs[:offset]
                 vecs = grown
             vecs[offset : offset + len(batch)] = chunk
-            _normalise_inplace(vecs[offset : offset + len(batch)])
             ids.extend(batch)
             offset += len(batch)
             if len(batch) < page:
@@ -248,7 +249,9 @@ class VectorIndex:
         cache): ``vectors`` unit length, ``project_of[i]`` 0 for a global lesson
         else 1 + an index into ``projects``. Copies the vectors once."""
         n = len(ids)
-        vecs = np.array(vectors[:n], dtype=np.float32, order="C", copy=True) if n else np.zeros((0, 0), np.float32)
+        vecs = (
+            np.array(vectors[:n], dtype=_storage_dtype(n), order="C", copy=True) if n else np.zeros((0, 0), np.float32)
+        )
         names = ["", *projects]
         with self._lock:
             self._project_codes = {}
@@ -264,19 +267,28 @@ class VectorIndex:
         _release_heap()
 
     def _fit_projection(self) -> None:
+        """The coarse pass's projection when the index is large enough, and the
+        storage that goes with it: full vectors as float16 with a projection
+        (only the few hundred candidates are re-scored, in float32: a score moves
+        by ~1e-4, half the memory: 77 MB instead of 154 at 100k), float32 without."""
         n = len(self.ids)
         if n < COARSE_MIN or self.vecs.shape[1] <= COARSE_DIMS:
             self._proj, self._low_buf = None, np.zeros((0, 0), dtype=np.float32)
+            if self._vecs.dtype != np.float32:
+                self._vecs = self._vecs.astype(np.float32)
             return
         rng = np.random.default_rng(0)
-        sample = self.vecs[rng.choice(n, size=min(n, 8000), replace=False)]
+        sample = _f32(self.vecs[rng.choice(n, size=min(n, 8000), replace=False)])
         # Principal directions of the (uncentred) vectors: a dot product in the
         # projection approximates the full one best along them.
         _, _, vt = np.linalg.svd(sample, full_matrices=False)
         self._proj = np.ascontiguousarray(vt[:COARSE_DIMS].T, dtype=np.float32)
         low = np.zeros((self._vecs.shape[0], COARSE_DIMS), dtype=np.float32)
-        low[:n] = self.vecs @ self._proj
+        for start in range(0, n, 8192):
+            low[start : min(n, start + 8192)] = _f32(self._vecs[start : min(n, start + 8192)]) @ self._proj
         self._low_buf = low
+        if self._vecs.dtype != np.float16:
+            self._vecs = self._vecs.astype(np.float16)
 
     def _grow(self, need: int, dim: int) -> None:
         """Room for ``need`` rows: capacity grows by a quarter, so appending one lesson to a
@@ -288,7 +300,7 @@ class VectorIndex:
         if need <= cap:
             return
         new_cap = max(need, cap + cap // 4 + 1024)
-        vecs = np.zeros((new_cap, dim), dtype=np.float32)
+        vecs = np.zeros((new_cap, dim), dtype=self._vecs.dtype)
         vecs[:cap] = self._vecs
         self._vecs = vecs
         self._project = np.concatenate([self._project, np.zeros(new_cap - cap, dtype=np.int32)])
@@ -380,7 +392,7 @@ class VectorIndex:
                 rough[~self._allowed(code, include_superseded)] = -np.inf
                 rows = np.argpartition(-rough, pool - 1)[:pool] if pool < n else np.arange(n)
                 rows = rows[np.isfinite(rough[rows])]
-                scores = self.vecs[rows] @ q
+                scores = _f32(self.vecs[rows]) @ q
             else:
                 rows = np.arange(n)
                 scores = self.vecs @ q
@@ -398,7 +410,7 @@ class VectorIndex:
             rows = [self.pos.get(i) for i in ids]
             if any(r is None for r in rows):
                 return None
-            return self._vecs[np.asarray(rows, dtype=np.int64)].copy()
+            return self._vecs[np.asarray(rows, dtype=np.int64)].astype(np.float32)
 
     def near(self, vectors: Any, threshold: float, k: int = 64, block: int = 64) -> list[list[str]]:
         """For each query vector, the ids of up to ``k`` live project-scoped rows
@@ -424,7 +436,7 @@ class VectorIndex:
                     for r in range(len(q)):
                         rows = cands[r] if cands is not None else np.arange(n)
                         rows = rows[live[rows]]
-                        out.append(self._above(rows, self.vecs[rows] @ q[r], threshold, k))
+                        out.append(self._above(rows, _f32(self.vecs[rows]) @ q[r], threshold, k))
                 else:
                     scores = q @ self.vecs.T
                     for r in range(len(q)):
@@ -471,6 +483,15 @@ class VectorIndex:
 
     def nbytes(self) -> int:
         return int(self._vecs.nbytes + self._low_buf.nbytes + self._project.nbytes + self._superseded.nbytes)
+
+
+def _storage_dtype(rows: int) -> Any:
+    """float16 where the coarse pass will run (see ``VectorIndex._fit_projection``), else float32."""
+    return np.float16 if rows >= COARSE_MIN else np.float32
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return a if a.dtype == np.float32 else a.astype(np.float32)
 
 
 def _normalise_inplace(vecs: np.ndarray) -> None:
