@@ -439,9 +439,15 @@ class Browser:
         self._buf = b""
         self._next = 0
         self.session: str | None = None
-        target = self.call("Target.createTarget", browser=True, url="about:blank")["targetId"]
-        self.session = self.call("Target.attachToTarget", browser=True, targetId=target, flatten=True)["sessionId"]
-        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+        try:
+            target = self.call("Target.createTarget", browser=True, url="about:blank")["targetId"]
+            self.session = self.call("Target.attachToTarget", browser=True, targetId=target, flatten=True)["sessionId"]
+            self.call(
+                "Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False
+            )
+        except BaseException:
+            self.close()  # no Chromium left behind when the set-up fails
+            raise
 
     @staticmethod
     def _high(fd: int) -> int:
@@ -513,7 +519,7 @@ class Browser:
     def close(self) -> None:
         try:
             self.call("Browser.close", browser=True, timeout=10)
-        except AssertionError:
+        except (AssertionError, OSError):
             pass
         try:
             self.proc.wait(timeout=15)
