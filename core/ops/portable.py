@@ -384,12 +384,11 @@ class _Item:
     vector: list[float] | None = None
 
 
-def _vectors(store: Any, items: list[_Item], progress: Progress | None, verify: bool = True) -> Any:
+def _vectors(store: Any, items: list[_Item], steps: _Steps | None, verify: bool = True) -> Any:
     """Trigger vectors for ``items`` as an ``(n, dim)`` float32 array: carried ones
     when a sample re-embeds to the same vectors, the rest embedded in bulk
     (:func:`twiceshy.memory.embedding.embed_many`: each distinct trigger once,
-    length-sorted batches). ``progress(done, total)``: embedding is the first of
-    three equal parts of the work."""
+    length-sorted batches). Embedding is the first of ``steps``."""
     import numpy as np
     from twiceshy.memory.embedding import embed_many
 
@@ -408,13 +407,24 @@ def _vectors(store: Any, items: list[_Item], progress: Progress | None, verify: 
         if items[i].vector is not None:
             out[i] = items[i].vector
     todo = [i for i, it in enumerate(items) if it.vector is None]
-    total = len(items) * 3
     if todo:
-        report = (lambda done: progress(done, total)) if progress else None
+        report = (lambda done: steps(0, done, len(todo))) if steps else None
         out[todo] = embed_many(embedder, [items[i].trigger for i in todo], progress=report)
-    if progress:
-        progress(len(items), total)
+    if steps:
+        steps(0, 1, 1)
     return out
+
+
+class _Steps:
+    """Progress in lessons over the three steps of a bulk store (vectors, dedup,
+    writes), each a third of the bar, so the bar ends at N/N for N lessons."""
+
+    def __init__(self, progress: Progress | None, n: int) -> None:
+        self.progress, self.n = progress, n
+
+    def __call__(self, step: int, done: int, of: int) -> None:
+        if self.progress is not None and self.n:
+            self.progress(min(self.n, round(self.n * (step + done / max(of, 1)) / 3)), self.n)
 
 
 class _DedupIndex:
@@ -586,7 +596,8 @@ def bulk_store(
             continue
         existing[key] = ""  # a second copy in the same file: resolved below
         todo.append(it)
-    vectors = _vectors(store, todo, progress, verify=not small)
+    steps = _Steps(progress, len(items))
+    vectors = _vectors(store, todo, steps, verify=not small)
     clock.lap("embed")
     # 2. decide each lesson against the store and what this batch added before it:
     # a block of lessons is scored against the index in one product, then against
@@ -598,7 +609,6 @@ def bulk_store(
     new_rows: dict[str, int] = {}  # new lesson -> its row in ``vectors``
     supersede_pairs: list[tuple[str, str]] = []  # (old, new)
     edges: list[tuple[str, str, str, float]] = []
-    total = len(todo) * 3
     for start in range(0, len(todo), DECIDE_BLOCK):
         block = todo[start : start + DECIDE_BLOCK]
         queries = vectors[start : start + len(block)]
@@ -675,8 +685,7 @@ def bulk_store(
             else:
                 counts["new"] += 1
         index.add([i for _, i, _ in fresh], queries[[j for j, _, _ in fresh]], [p for _, _, p in fresh])
-        if progress:
-            progress(len(todo) + start + len(block), total)
+        steps(1, start + len(block), len(todo))
     clock.lap("decide")
     # Links inside the file, by the ids they had there.
     for it in todo:
@@ -724,16 +733,14 @@ def bulk_store(
     for page in range(0, len(fresh_ids), WRITE_PAGE):
         ids = fresh_ids[page : page + WRITE_PAGE]
         store.add_vectors([new[i] for i in ids], vectors[[new_rows[i] for i in ids]])
-        if progress:
-            progress(len(todo) * 2 + round(len(todo) * (page + len(ids)) / len(fresh_ids)), total)
+        steps(2, page + len(ids), len(fresh_ids))
     if changed:
         store.update_many(list(changed.values()))
     clock.lap("write")
     if edges:
         store.add_edges(edges)
     clock.lap("edges")
-    if progress:
-        progress(total, total)
+    steps(3, 0, 1)
     return counts, id_map
 
 
