@@ -22,7 +22,9 @@ One data dir, the real engine, installed with ``twiceshy install --agent claude-
    ``HTTP hook response status``); for both transports, from the model's tool call arriving
    (``[API:timing] first byte``) to the tool starting (``[Stall] tool_dispatch_start``): the
    PreToolUse hook, the permission check and Claude Code's own bookkeeping. The Bash calls
-   alternate a hit (warned once per session, searched every time) and a searched miss.
+   cycle through a hit (warned once per session, searched every time), a searched miss and a
+   read-only call (``git status``: no search, the transport's floor); sessions alternate
+   http / command three times each.
 
 Run::
 
@@ -63,6 +65,8 @@ CLIENT = str(Path(wire.__file__).with_name("client.py"))
 HIT_CMD = "rm -rf build"
 HIT_LESSON = "rm -rf build also deletes the generated protobuf stubs; run make clean instead"
 MISS_CMD = "./deploy.sh --env staging"  # searched (not read-only), near no lesson; harmless to run (no such file)
+READ_CMD = "git status"  # read-only: answered without a search (the transport's floor)
+KINDS = ("hit", "miss", "read-only")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -130,7 +134,7 @@ def post(conn: http.client.HTTPConnection, config: http_hooks.HttpHookConfig, bo
 def client_bench(home: Path, project: Path, env: dict[str, str], config: http_hooks.HttpHookConfig, n: int) -> None:
     keep = http.client.HTTPConnection("127.0.0.1", config.port, timeout=30)
     times: dict[str, list[float]] = {}
-    commands = {"hit": HIT_CMD, "miss": MISS_CMD}
+    commands = {"hit": HIT_CMD, "miss": MISS_CMD, "read-only": READ_CMD}
     serial = iter(range(10**9))
 
     def body(label: str) -> bytes:
@@ -196,11 +200,13 @@ def _ts(line: str) -> float | None:
 
 
 def parse_debug(text: str) -> dict[str, list[float]]:
-    """Hook timings (ms) from a Claude Code ``--debug-file`` log."""
+    """Hook timings (ms) from a Claude Code ``--debug-file`` log; the i-th tool call is step i
+    of the script, whose kind is ``KINDS[i % 3]``."""
     lines = text.splitlines()
-    out: dict[str, list[float]] = {"http round trip": [], "tool call -> tool start": []}
+    out: dict[str, list[float]] = {}
     posted: float | None = None
     arrived: float | None = None
+    calls = trips = 0
     for line in lines:
         ts = _ts(line)
         if ts is None:
@@ -210,10 +216,12 @@ def parse_debug(text: str) -> dict[str, list[float]]:
         elif "HTTP hook POST to" in line and "/PreToolUse" in line:
             posted = ts
         elif "HTTP hook response status" in line and posted is not None:
-            out["http round trip"].append(ts - posted)
+            out.setdefault(f"{KINDS[trips % 3]} http round trip", []).append(ts - posted)
+            trips += 1
             posted = None
         elif arrived is not None and ("tool_dispatch_start" in line or "Hook denied tool use" in line):
-            out["tool call -> tool start"].append(ts - arrived)
+            out.setdefault(f"{KINDS[calls % 3]} tool call -> start", []).append(ts - arrived)
+            calls += 1
             arrived = None
     return out
 
@@ -228,7 +236,8 @@ def claude_bench(home: Path, base: Path, env: dict[str, str], calls: int) -> Non
         return
     claude = str(agents.cli_path("claude"))
     print(f"\n## as Claude Code {agents.installed_version('claude')} sees it ({calls} Bash calls per session, ms)")
-    for transport in ("http", "command", "http", "command"):  # alternated: load drifts
+    timings: dict[str, list[float]] = {}
+    for transport in ("http", "command") * 3:  # alternated: load drifts
         project = base / f"proj-{transport}"
         if not project.exists():
             project.mkdir()
@@ -237,7 +246,7 @@ def claude_bench(home: Path, base: Path, env: dict[str, str], calls: int) -> Non
                 args = ("--scope", "project", "--project-dir", str(project), "--transport", "http")
                 cli(env, "install", "--agent", "claude-code", *args)
         steps: list[Any] = [
-            ToolStep("Bash", {"command": HIT_CMD if i % 2 else f"{MISS_CMD}-{i}", "description": "step"})
+            ToolStep("Bash", {"command": (HIT_CMD, f"{MISS_CMD}-{i}", READ_CMD)[i % 3], "description": "step"})
             for i in range(calls)
         ]
         server = FakeAnthropic(steps=[*steps, TextStep("done")])
@@ -266,10 +275,10 @@ def claude_bench(home: Path, base: Path, env: dict[str, str], calls: int) -> Non
         if proc.returncode != 0:
             print(f"  {transport}: claude exited {proc.returncode}: {proc.stderr[-500:]}")
             continue
-        timings = parse_debug(debug.read_text(errors="replace"))
-        for label, values in timings.items():
-            if values:
-                print(f"  {transport:8s} {label:22s} {fmt(values)}")
+        for label, values in parse_debug(debug.read_text(errors="replace")).items():
+            timings.setdefault(f"{transport:8s} {label}", []).extend(values)
+    for label, values in sorted(timings.items(), key=lambda kv: kv[0].split()[1:] + kv[0].split()[:1]):
+        print(f"  {label:36s} {fmt(values)}")
 
 
 def main() -> int:
