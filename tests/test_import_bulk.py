@@ -179,3 +179,57 @@ def test_export_of_many_lessons_reads_edges_page_by_page(ctx) -> None:
     data = export_data(ctx, vectors=False)
     assert len(data["lessons"]) == 700 and len(data["edges"]) == 350
     assert "embedding" not in data["lessons"][0]
+
+
+def test_embed_many_gives_the_vectors_search_uses() -> None:
+    """The bulk path (own session, length-sorted padded batches, two workers) against
+    embed() of each text alone, which is what learning and search do."""
+    from twiceshy.memory.embedding import BULK_MIN, MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    texts = [f"kubectl rollout restart deploy/api-{i} --namespace=team{i % 7}" for i in range(BULK_MIN + 40)]
+    texts += ["git push --force origin main", "", "git push --force origin main", "pytest -x"]
+    reported: list[int] = []
+    bulk = embedder.embed_many(texts, progress=reported.append)
+    assert bulk.shape == (len(texts), embedder.dim)
+    one_by_one = np.asarray([embedder.embed([t])[0] for t in texts], dtype=np.float32)
+    cosines = np.sum(bulk * one_by_one, axis=1)
+    assert float(cosines.min()) >= 1 - 1e-5, float(cosines.min())
+    assert np.array_equal(bulk[-4], bulk[-2])  # a repeated text: embedded once, both rows filled
+    assert reported and reported[-1] == len(texts) and reported == sorted(reported)
+
+
+def test_a_lesson_imported_in_bulk_is_found_as_one_learned_alone(ctx, tmp_path) -> None:
+    """Same search, same answer: lessons imported in bulk (triggers embedded by
+    embed_many) against the same lessons learned one at a time (store.add)."""
+    tools = ["terraform apply", "kubectl delete pod", "git push", "npm publish", "docker run", "helm upgrade"]
+    lessons = [
+        rec(i, f"check the target before {tools[i % 6]} ({i})", f"{tools[i % 6]} --target=svc{i} --env=e{i % 3}")
+        for i in range(120)
+    ]
+    counts = import_data(ctx, doc(lessons))
+    assert counts["new"] + counts["related"] == 120
+    alone = fresh_context(tmp_path / "alone")
+    for r in lessons:
+        alone.store.add(Experience(text=r["text"], trigger=r["trigger"], tier=1))
+    bulk_vecs = ctx.store.vectors([e.id for e in ctx.store.all()])
+    alone_vecs = alone.store.vectors([e.id for e in alone.store.all()])
+    by_trigger = {e.trigger: np.asarray(bulk_vecs[e.id]) for e in ctx.store.all()}
+    for e in alone.store.all():
+        assert float(np.dot(by_trigger[e.trigger], alone_vecs[e.id])) >= 1 - 1e-5
+    for query in ["terraform apply --target=svc6 --env=e0", "kubectl delete pod --target=svc7", "npm publish"]:
+        got = [(e.trigger, round(s, 4)) for e, s in ctx.store.search(query, k=5)]
+        want = [(e.trigger, round(s, 4)) for e, s in alone.store.search(query, k=5)]
+        assert [t for t, _ in got] == [t for t, _ in want] and got, (query, got, want)
+        assert all(abs(a - b) <= 1e-4 for (_, a), (_, b) in zip(got, want))
+
+
+def test_import_progress_counts_lessons_up_to_the_total(ctx) -> None:
+    """The bar's figures are lessons: never backwards, never past the total, ending at N/N."""
+    lessons = [rec(i, f"advice {i}", f"tool{i % 9} run{i} --opt=v{i}") for i in range(350)]  # the paged path
+    calls: list[tuple[int, int]] = []
+    counts = import_data(ctx, doc(lessons), progress=lambda done, total: calls.append((done, total)))
+    assert counts["new"] + counts["related"] == 350
+    assert {total for _, total in calls} == {350}
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and done[-1] == 350 and len(set(done)) >= 4  # it moved in steps
