@@ -44,7 +44,7 @@ exps = [
         text=f"lesson {i}: check the [flags] of tool{i % 7} first",
         trigger=f"tool{i % 7} --flag={i}",
         tier=(0, 1, 2, 3, 3)[i % 5],
-        confidence=round(0.3 + (i % 6) / 10, 2),
+        confidence=round(0.3 + i / 200, 3),  # distinct: context's ranking has no float ties to break
         topic=("git", "make", "docker")[i % 3],
         project=project if i % 9 == 0 else None,
         seen_count=1 + i % 4,
@@ -269,6 +269,7 @@ def test_without_an_engine_the_command_runs_in_process(
     sock.parent.mkdir(parents=True, exist_ok=True)
     import socket
 
+    sock.unlink(missing_ok=True)  # (an engine killed by an earlier test may have left its own)
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(str(sock))
     stale.close()

@@ -78,7 +78,7 @@ def register_commands(cli: click.Group) -> None:
 
         Shows one page (--limit, default 50; --offset to skip); --all shows every lesson."""
         from twiceshy.base.types import Tier
-        from twiceshy.ops.listing import list_page
+        from twiceshy.memory.listing import list_page
 
         try:
             tier_value = int(Tier.parse(tier)) if tier else None

@@ -505,4 +505,9 @@ def generalise(ctx: EngineContext, rules: list[Experience]) -> int:
 
 def timeline(ctx: EngineContext, topic: str) -> list[Experience]:
     """Every lesson of ``topic``, oldest first (superseded ones included and marked)."""
-    return sorted(ctx.store.all(where={"topic": topic}), key=lambda e: e.created_at)
+    from twiceshy.memory.listing import with_value
+
+    found = with_value(ctx.store, "topic", topic)  # ids from the metadata index, then one get_many
+    if found is None:
+        found = ctx.store.all(where={"topic": topic})
+    return sorted(found, key=lambda e: e.created_at)

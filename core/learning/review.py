@@ -536,8 +536,13 @@ def reasons_of(exp: Experience) -> list[str]:
 
 
 def held_lessons(store: ExperienceStore) -> list[Experience]:
-    """Every lesson waiting for review, oldest first."""
-    return sorted((e for e in store.all() if is_held(e)), key=lambda e: e.created_at)
+    """Every lesson waiting for review, oldest first (found by their tag, not by reading every lesson)."""
+    from twiceshy.memory.listing import tagged
+
+    found = tagged(store, HOLD_TAG)
+    if found is None:  # not an embedded store of the known layout: read them all
+        found = [e for e in store.all() if is_held(e)]
+    return sorted(found, key=lambda e: e.created_at)
 
 
 def approve(store: ExperienceStore, exp_id: str) -> Experience | None:

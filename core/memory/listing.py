@@ -1,4 +1,5 @@
-"""One page of ``twiceshy list``, read at the store level.
+"""Lessons picked by their metadata at the store level: one page of ``twiceshy list``,
+the lessons of a topic (``timeline``), the lessons carrying a tag (``review``).
 
 Order: tier first (principles, rules, qa, raw), the most recently written
 lesson first within a tier. With an embedded store the page's ids come from
@@ -8,14 +9,22 @@ reads 50 lessons, not 100,000. Skipping with ``--offset`` counts the tiers it
 skips (one index range count each). Chroma keeps a metadata row in place when
 a lesson is updated, so a lesson keeps its place when it is edited.
 
+The lessons of a topic and those carrying a tag come the same way: their
+ids from the ``(key, string_value)`` index (a tag: only the non-empty tag
+lists are looked at), then one ``get_many``.
+
 When the SQLite layout is not the known one (another Chroma version, a team
-server) or its row count differs from the store's, the lessons are read page
-by page through the API and ordered the same way by creation time.
+server) or its row count differs from the store's, these return None (or, for
+a page, read the lessons page by page through the API and order them the
+same way by creation time): callers then do what they did before.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,62 +51,125 @@ def _sqlite_file(store: Any) -> Path | None:
     return file if file.is_file() else None
 
 
-def _sqlite_page(store: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[str]] | None:
+class _Segment:
+    """A read-only connection to a store's SQLite file and its lesson segment."""
+
+    def __init__(self, conn: sqlite3.Connection, segment: str, rows: int) -> None:
+        self.conn = conn
+        self.segment = segment
+        self.rows = rows
+
+    def tier_count(self, tier: int) -> int:
+        (n,) = self.conn.execute(
+            "SELECT count(*) FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
+            " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?",
+            (tier, self.segment),
+        ).fetchone()
+        return int(n)
+
+
+@contextlib.contextmanager
+def _segment(store: Any) -> Iterator[_Segment | None]:
+    """The store's lesson segment, or None when the file is not the known layout or
+    does not hold what the API sees (a write in flight, another layout)."""
     file = _sqlite_file(store)
-    if file is None:
-        return None
+    conn = None
     try:
+        if file is None:
+            yield None
+            return
         conn = sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
-        return None
-    try:
         rows = conn.execute(
             "SELECT id FROM segments WHERE collection = ? AND scope = 'METADATA'", (str(store._col.id),)
         ).fetchall()
         if len(rows) != 1:
-            return None
+            yield None
+            return
         segment = rows[0][0]
-        (rows_here,) = conn.execute("SELECT count(*) FROM embeddings WHERE segment_id = ?", (segment,)).fetchone()
-        if rows_here != store.count():
-            return None  # not what the API sees (a write in flight, another layout): ask the API
+        (here,) = conn.execute("SELECT count(*) FROM embeddings WHERE segment_id = ?", (segment,)).fetchone()
+        yield _Segment(conn, segment, int(here)) if here == store.count() else None
+    except (sqlite3.Error, AttributeError, TypeError, ValueError):
+        yield None
+    finally:
+        if conn is not None:
+            conn.close()
 
-        def count(t: int) -> int:
-            (n,) = conn.execute(
-                "SELECT count(*) FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
-                " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?",
-                (t, segment),
-            ).fetchone()
-            return int(n)
 
-        total = rows_here if tier is None else count(tier)
-        ids: list[str] = []
-        skip = offset
-        for t in (tier,) if tier is not None else TIERS:
-            want = -1 if limit is None else limit - len(ids)
-            if want == 0:
-                break
-            if skip:
-                here = count(t)
-                if skip >= here:
-                    skip -= here
-                    continue
-            ids += [
-                r[0]
-                for r in conn.execute(
-                    "SELECT e.embedding_id FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
-                    " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?"
-                    " ORDER BY m.rowid DESC LIMIT ? OFFSET ?",
-                    (t, segment, want, skip),
-                )
-            ]
-            skip = 0
-        if tier is None and limit is None and offset == 0 and len(ids) != total:
-            return None  # a lesson without a known tier: the API path lists it
-        return total, ids
+def _sqlite_page(store: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[str]] | None:
+    try:
+        with _segment(store) as seg:
+            if seg is None:
+                return None
+            total = seg.rows if tier is None else seg.tier_count(tier)
+            ids: list[str] = []
+            skip = offset
+            for t in (tier,) if tier is not None else TIERS:
+                want = -1 if limit is None else limit - len(ids)
+                if want == 0:
+                    break
+                if skip:
+                    here = seg.tier_count(t)
+                    if skip >= here:
+                        skip -= here
+                        continue
+                ids += [
+                    r[0]
+                    for r in seg.conn.execute(
+                        "SELECT e.embedding_id FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
+                        " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?"
+                        " ORDER BY m.rowid DESC LIMIT ? OFFSET ?",
+                        (t, seg.segment, want, skip),
+                    )
+                ]
+                skip = 0
+            if tier is None and limit is None and offset == 0 and len(ids) != total:
+                return None  # a lesson without a known tier: the API path lists it
+            return total, ids
     except (sqlite3.Error, AttributeError, TypeError, ValueError):
         return None
-    finally:
-        conn.close()
+
+
+def with_value(store: Any, key: str, value: str) -> list[Experience] | None:
+    """The lessons whose string metadata ``key`` is ``value`` (in store order), or None when unknown."""
+    try:
+        with _segment(store) as seg:
+            if seg is None:
+                return None
+            ids = [
+                r[0]
+                for r in seg.conn.execute(
+                    "SELECT e.embedding_id FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
+                    " WHERE m.key = ? AND m.string_value = ? AND e.segment_id = ? ORDER BY e.id",
+                    (key, value, seg.segment),
+                )
+            ]
+    except (sqlite3.Error, AttributeError, TypeError, ValueError):
+        return None
+    return store.get_many(ids)
+
+
+def tagged(store: Any, tag: str) -> list[Experience] | None:
+    """The lessons whose tags include ``tag`` (in store order), or None when unknown.
+
+    Tags are stored as a JSON list; only non-empty lists are read (an index
+    range), and each candidate is checked on the parsed lesson."""
+    needle = json.dumps(tag)
+    try:
+        with _segment(store) as seg:
+            if seg is None:
+                return None
+            ids = [
+                r[0]
+                for r in seg.conn.execute(
+                    "SELECT e.embedding_id FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
+                    " WHERE m.key = 'tags' AND m.string_value != '[]' AND m.string_value != ''"
+                    " AND instr(m.string_value, ?) > 0 AND e.segment_id = ? ORDER BY e.id",
+                    (needle, seg.segment),
+                )
+            ]
+    except (sqlite3.Error, AttributeError, TypeError, ValueError):
+        return None
+    return [e for e in store.get_many(ids) if tag in (e.tags or [])]
 
 
 def _api_page(store: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[Experience]]:
@@ -113,4 +185,4 @@ def _api_page(store: Any, tier: int | None, offset: int, limit: int | None) -> t
     return len(keyed), [row[3] for row in chosen]
 
 
-__all__ = ["list_page"]
+__all__ = ["list_page", "tagged", "with_value"]
