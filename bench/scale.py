@@ -85,7 +85,7 @@ def build(home: Path, size: int, seed: int = 7) -> tuple[float, str]:
     page_vecs: list[np.ndarray] = []
     for i in range(size - 1):
         j = i % len(triggers)
-        noise = rng.normal(size=base.shape[1]).astype(np.float32)
+        noise = np.asarray(rng.normal(size=base.shape[1]), dtype=np.float32)
         noise *= 0.75 / np.linalg.norm(noise)
         vec = base[j] + noise
         page_vecs.append(vec / np.linalg.norm(vec))

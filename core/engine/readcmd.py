@@ -103,7 +103,7 @@ class _Stream(io.TextIOBase):
         state = getattr(_local, "state", None)
         return state.streams[self._which] if state is not None else None
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text: str) -> int:
         target = self._target()
         if target is None:
             return self._real.write(text) if self._real is not None else len(text)
@@ -216,7 +216,7 @@ def _install() -> None:
         import rich.console as rich_console
         import twiceshy.engine.context as context_module
 
-        rich_console.os = _OsShim(rich_console.os)  # type: ignore[attr-defined]
+        rich_console.os = _OsShim(rich_console.os)  # type: ignore[assignment]
         original_init = rich_console.Console.__init__
 
         def console_init(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -234,7 +234,7 @@ def _install() -> None:
                 return state.ctx
             return original_make_context(project_dir, config)
 
-        context_module.make_context = make_context  # type: ignore[assignment]
+        context_module.make_context = make_context
         _installed = True
 
 
