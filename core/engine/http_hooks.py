@@ -236,7 +236,9 @@ class HttpHooks:
         self.server: Any = None
         self.bound = threading.Event()
         self.closing = threading.Event()
-        self.connections = 0
+        self.connections = 0  # open now
+        self.accepted = 0  # connections since start
+        self.answered = 0  # hook requests since start
         self.rejected = 0  # requests refused (token, host, size …): never recorded otherwise
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -262,6 +264,7 @@ class HttpHooks:
                     full = hooks.connections >= MAX_CONNECTIONS
                     if not full:
                         hooks.connections += 1
+                        hooks.accepted += 1
                 if full:
                     self.shutdown_request(request)
                     return
@@ -331,6 +334,7 @@ class HttpHooks:
             engine._active += 1
         engine.last_activity = time.monotonic()
         entry: dict[str, Any] = {}
+        self.answered += 1
         try:
             kind = wire.event_class(event)
             if not engine.ready.is_set() and not engine.ready.wait(self.budget_s if kind == "pre" else 0):
@@ -386,7 +390,17 @@ class HttpHooks:
 
     def ping(self) -> bytes:
         engine = self.engine
-        return _json({"pid": os.getpid(), "home": self.home, "ready": engine.ready.is_set(), "port": self.config.port})
+        return _json(
+            {
+                "pid": os.getpid(),
+                "home": self.home,
+                "ready": engine.ready.is_set(),
+                "port": self.config.port,
+                "connections": self.accepted,
+                "requests": self.answered,
+                "rejected": self.rejected,
+            }
+        )
 
 
 def _handler_class(hooks: HttpHooks) -> type:
