@@ -187,7 +187,7 @@ def test_embed_many_gives_the_vectors_search_uses() -> None:
     from twiceshy.memory.embedding import BULK_MIN, MiniLMEmbedder
 
     embedder = MiniLMEmbedder()
-    texts = [f"kubectl rollout restart deploy/api-{i} --namespace=team{i % 7}" for i in range(BULK_MIN + 40)]
+    texts = [f"kubectl rollout restart deploy/api-{i} --namespace=team{i % 7}" for i in range(BULK_MIN + 24)]
     texts += ["git push --force origin main", "", "git push --force origin main", "pytest -x"]
     reported: list[int] = []
     bulk = embedder.embed_many(texts, progress=reported.append)
@@ -199,16 +199,30 @@ def test_embed_many_gives_the_vectors_search_uses() -> None:
     assert reported and reported[-1] == len(texts) and reported == sorted(reported)
 
 
-def test_a_lesson_imported_in_bulk_is_found_as_one_learned_alone(ctx, tmp_path) -> None:
+def test_a_lesson_imported_in_bulk_is_found_as_one_learned_alone(ctx, tmp_path, monkeypatch) -> None:
     """Same search, same answer: lessons imported in bulk (triggers embedded by
-    embed_many) against the same lessons learned one at a time (store.add)."""
+    embed_many, dedup over the paged store read) against the same lessons
+    learned one at a time (store.add). The size thresholds are lowered so 120
+    lessons take the paths a 10k import takes."""
+    from twiceshy.memory import embedding
+
+    monkeypatch.setattr(embedding, "BULK_MIN", 16)
+    monkeypatch.setattr(portable, "SMALL_BATCH", 50)
+    bulk_calls: list[int] = []
+    many = ctx.store.embedder.embed_many
+
+    def counted(texts: Any, progress: Any = None) -> Any:
+        bulk_calls.append(len(texts))
+        return many(texts, progress)
+
+    ctx.store.embedder.embed_many = counted
     tools = ["terraform apply", "kubectl delete pod", "git push", "npm publish", "docker run", "helm upgrade"]
     lessons = [
         rec(i, f"check the target before {tools[i % 6]} ({i})", f"{tools[i % 6]} --target=svc{i} --env=e{i % 3}")
         for i in range(120)
     ]
     counts = import_data(ctx, doc(lessons))
-    assert counts["new"] + counts["related"] == 120
+    assert counts["new"] + counts["related"] == 120 and bulk_calls == [120]
     alone = fresh_context(tmp_path / "alone")
     for r in lessons:
         alone.store.add(Experience(text=r["text"], trigger=r["trigger"], tier=1))

@@ -345,7 +345,9 @@ def encode_vector(vector: Any) -> str:
     return base64.b64encode(np.asarray(vector, dtype="<f2").tobytes()).decode("ascii")
 
 
-def decode_vector(text: Any, dim: int) -> list[float] | None:
+def decode_vector(text: Any, dim: int) -> Any:
+    """A carried vector as a unit float32 array (not a list: 384 Python floats
+    per lesson would be ~1.2 GB on a 100k import), or None when it is not one."""
     import base64
     import binascii
 
@@ -361,7 +363,7 @@ def decode_vector(text: Any, dim: int) -> list[float] | None:
     norm = float(np.linalg.norm(vec))
     if not np.isfinite(norm) or norm < 0.5:
         return None
-    return (vec / norm).tolist()
+    return vec / norm
 
 
 @dataclass
@@ -381,7 +383,7 @@ class _Item:
     evidence: dict[str, Any] = field(default_factory=dict)
     ref: str = ""  # the record's id in the file
     superseded_ref: str = ""
-    vector: list[float] | None = None
+    vector: Any = None  # the trigger's unit vector (float32 array or list), when carried
 
 
 def _vectors(store: Any, items: list[_Item], steps: _Steps | None, verify: bool = True) -> Any:
