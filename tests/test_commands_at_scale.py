@@ -216,6 +216,22 @@ def test_census_agrees_with_the_lessons(at_scale: dict[str, Any]) -> None:
         shown = {e.id for e in fast[0] + fast[1]}
         assert not any(HELD_TAG in e.tags or e.superseded_by for e in exps if e.id in shown)
 
+    # Kept in step with writes: only the lessons named in the change journal are read again.
+    top_rule = fast[1][0]
+    top_rule.superseded_by = "replaced"
+    ctx.store.update(top_rule)
+    newcomer = next(e for e in exps if e.tier == int(Tier.RAW) and e.project is None and not e.superseded_by)
+    newcomer.tier, newcomer.confidence, newcomer.text = int(Tier.PRINCIPLE), 1.0, "Never force-push to main"
+    ctx.store.update(newcomer, reembed=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(context_plugin, "_rank_rows", lambda census: pytest.fail("read every candidate again"))
+        again = context_plugin._fast_lessons(ctx, None, 1200, 6, now)
+    assert again is not None
+    assert top_rule.id not in {e.id for e in again[1]} and again[0][0].id == newcomer.id
+    slow = context_plugin._slow_lessons(ctx, None, now)
+    assert [e.id for e in again[0]] == [e.id for e in slow[0][:cap]]
+    assert [e.id for e in again[1]] == [e.id for e in slow[1][:cap]]
+
 
 # -- every command ---------------------------------------------------------------
 

@@ -25,6 +25,7 @@ warnings).
 from __future__ import annotations
 
 import contextvars
+import itertools
 import json
 import os
 import re
@@ -179,44 +180,70 @@ _AVOID_PREFIXES = ("don", "do not", "never", "avoid", "stop", "no longer", "bewa
 _rank_cache: dict[str, Any] = {}
 
 
-def _rank_rows(census: Any) -> list[tuple[Any, ...]]:
-    """Every candidate (qa and stronger, or raw seen twice; not superseded, not held)
-    as (id, tier, confidence, follows, ignores, last_seen, seen_count, project,
-    avoid by kind/tag, text may say avoid)."""
-    rows = census.select((*_RANK_KEYS, "superseded_by"), "tier", "<=", int(Tier.QA))
-    rows.update(
-        census.select((*_RANK_KEYS, "superseded_by"), "seen_count", ">=", 2, unless=("tier", "<=", int(Tier.QA)))
+def _rank_row(exp_id: str, row: dict[str, Any], maybe_avoid: bool) -> tuple[Any, ...] | None:
+    """A candidate's compact row, or ``None`` when it is never shown (superseded, held)."""
+    if row.get("superseded_by"):
+        return None
+    raw_tags = row.get("tags") or ""
+    tags: list[str] = []
+    if "avoid" in raw_tags or "review:held" in raw_tags:
+        try:
+            parsed = json.loads(raw_tags)
+            tags = [str(t) for t in parsed] if isinstance(parsed, list) else []
+        except ValueError:
+            tags = []
+    if "review:held" in tags:
+        return None
+    return (
+        exp_id,
+        int(row.get("tier", int(Tier.RAW))),
+        float(row.get("confidence", 0.5)),
+        int(row.get("follows", 0)),
+        int(row.get("ignores", 0)),
+        float(row.get("last_seen", 0.0)),
+        int(row.get("seen_count", 1)),
+        row.get("project") or None,
+        row.get("kind", "manual") in _AVOID_KINDS or "avoid" in tags,
+        maybe_avoid,
     )
+
+
+def _is_candidate(row: dict[str, Any]) -> bool:
+    tier, seen = row.get("tier", int(Tier.RAW)), row.get("seen_count", 1)
+    return isinstance(tier, (int, float)) and tier <= int(Tier.QA) or isinstance(seen, (int, float)) and seen >= 2
+
+
+def _rank_rows(census: Any) -> dict[str, tuple[Any, ...]]:
+    """Every candidate (qa and stronger, or raw seen twice; not superseded, not held)
+    by id, as (id, tier, confidence, follows, ignores, last_seen, seen_count,
+    project, avoid by kind/tag, text may say avoid)."""
+    keys = (*_RANK_KEYS, "superseded_by")
     maybe_avoid = census.text_prefixed(_AVOID_PREFIXES)
-    out: list[tuple[Any, ...]] = []
-    for exp_id, row in rows.items():
-        if row.get("superseded_by"):
-            continue
-        raw_tags = row.get("tags") or ""
-        tags: list[str] = []
-        if "avoid" in raw_tags or "review:held" in raw_tags:
-            try:
-                parsed = json.loads(raw_tags)
-                tags = [str(t) for t in parsed] if isinstance(parsed, list) else []
-            except ValueError:
-                tags = []
-        if "review:held" in tags:
-            continue
-        out.append(
-            (
-                exp_id,
-                int(row.get("tier", int(Tier.RAW))),
-                float(row.get("confidence", 0.5)),
-                int(row.get("follows", 0)),
-                int(row.get("ignores", 0)),
-                float(row.get("last_seen", 0.0)),
-                int(row.get("seen_count", 1)),
-                row.get("project") or None,
-                row.get("kind", "manual") in _AVOID_KINDS or "avoid" in tags,
-                exp_id in maybe_avoid,
-            )
-        )
+    out: dict[str, tuple[Any, ...]] = {}
+    for exp_id, row in itertools.chain(
+        census.iter_select(keys, "tier", "<=", int(Tier.QA)),
+        census.iter_select(keys, "seen_count", ">=", 2, unless=("tier", "<=", int(Tier.QA))),
+    ):
+        compact = _rank_row(exp_id, row, exp_id in maybe_avoid)
+        if compact is not None:
+            out[exp_id] = compact
     return out
+
+
+def _apply_changes(census: Any, rows: dict[str, tuple[Any, ...]], ids: list[str]) -> None:
+    """Re-read the lessons another write named (the change journal): cost in proportion to them."""
+    found = census.rows(ids, (*_RANK_KEYS, "superseded_by", "chroma:document"))
+    for exp_id in ids:
+        rows.pop(exp_id, None)
+        row = found.get(exp_id)
+        if row is None or not _is_candidate(row):
+            continue
+        compact = _rank_row(exp_id, row, bool(_AVOID.match(str(row.get("chroma:document") or ""))))
+        if compact is not None:
+            rows[exp_id] = compact
+
+
+INCREMENTAL_MAX = 5000  # more changed lessons than this since the last read: read all candidates again
 
 
 def _refresh_rank_rows(ctx: EngineContext, stamp: str) -> None:
@@ -226,35 +253,55 @@ def _refresh_rank_rows(ctx: EngineContext, stamp: str) -> None:
         census = open_census(ctx, (), scan=False)
         if census is not None:
             with census:
-                rows = _rank_rows(census)
-            with _cache_lock:
-                _rank_cache.update(stamp=stamp, store=id(ctx.store), rows=rows)
+                _update_rank_rows(ctx, census, stamp)
     except Exception as exc:
         record_error("context.refresh", exc)
     finally:
         _refreshing.discard(-id(ctx.store))
 
 
-def _cached_rank_rows(ctx: EngineContext, census: Any) -> list[tuple[Any, ...]]:
-    """The candidate rows, kept per store generation in a process whose store is
-    open (the engine). At session start (``_allow_stale``) rows of an older
-    generation are served at once and refreshed in a background thread."""
-    stamp = _generation(ctx.store) if getattr(ctx, "_store", None) is not None else None
-    if stamp is not None:
-        with _cache_lock:
-            if _rank_cache.get("store") == id(ctx.store):
-                if _rank_cache.get("stamp") == stamp:
-                    return list(_rank_cache["rows"])
-                if _allow_stale.get():
-                    if -id(ctx.store) not in _refreshing:
-                        _refreshing.add(-id(ctx.store))
-                        threading.Thread(target=_refresh_rank_rows, args=(ctx, stamp), daemon=True).start()
-                    return list(_rank_cache["rows"])
-    rows = _rank_rows(census)
-    if stamp is not None:
-        with _cache_lock:
-            _rank_cache.update(stamp=stamp, store=id(ctx.store), rows=rows)
+def _update_rank_rows(ctx: EngineContext, census: Any, stamp: str) -> dict[str, tuple[Any, ...]]:
+    """The cached rows brought to ``stamp``: the lessons named in the change journal
+    since the last read are re-read, or all candidates when that is unknown."""
+    store = ctx.store
+    with _cache_lock:
+        same = _rank_cache.get("store") == id(store)
+        rows = _rank_cache.get("rows") if same else None
+        position = _rank_cache.get("position") if same else None
+    changed = store.changed_since(position) if rows is not None and hasattr(store, "changed_since") else None
+    if changed is not None and len(changed[1]) <= INCREMENTAL_MAX:
+        position, ids = changed
+        rows = dict(rows or {})
+        if ids:
+            _apply_changes(census, rows, ids)
+    else:
+        position = store.journal_position() if hasattr(store, "journal_position") else None
+        rows = _rank_rows(census)
+    with _cache_lock:
+        _rank_cache.update(stamp=stamp, store=id(store), rows=rows, position=position)
     return rows
+
+
+def _cached_rank_rows(ctx: EngineContext, census: Any) -> list[tuple[Any, ...]]:
+    """The candidate rows. In a process whose store is open (the engine) they are
+    kept and brought up to date from the change journal (only the lessons written
+    since are re-read); at session start (``_allow_stale``) rows of an older
+    generation are served at once and updated in a background thread."""
+    if getattr(ctx, "_store", None) is None:
+        return list(_rank_rows(census).values())
+    stamp = _generation(ctx.store)
+    if stamp is None:
+        return list(_rank_rows(census).values())
+    with _cache_lock:
+        if _rank_cache.get("store") == id(ctx.store):
+            if _rank_cache.get("stamp") == stamp:
+                return list(_rank_cache["rows"].values())
+            if _allow_stale.get():
+                if -id(ctx.store) not in _refreshing:
+                    _refreshing.add(-id(ctx.store))
+                    threading.Thread(target=_refresh_rank_rows, args=(ctx, stamp), daemon=True).start()
+                return list(_rank_cache["rows"].values())
+    return list(_update_rank_rows(ctx, census, stamp).values())
 
 
 def _fast_lessons(

@@ -30,7 +30,7 @@ and its float column (Chroma stores ``1`` and ``1.0`` apart); ``project`` and
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -232,6 +232,13 @@ class SqlCensus:
         to ``value`` (and, with ``unless``, whose ``unless`` key does not): one
         query driven by ``key``'s index, the other keys looked up per lesson in
         SQLite (cost in proportion to the lessons selected)."""
+        return dict(self.iter_select(keys, key, op, value, unless))
+
+    def iter_select(
+        self, keys: Iterable[str], key: str, op: str, value: Any, unless: tuple[str, str, Any] | None = None
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """:meth:`select`, one (id, row) at a time: a caller that compacts the rows
+        never holds them all as dicts."""
         if op not in _OPS or (unless is not None and unless[1] not in _OPS):
             raise ValueError("unknown comparison")
         keys = list(keys)
@@ -239,7 +246,6 @@ class SqlCensus:
         joins = " ".join(
             f"LEFT JOIN embedding_metadata k{n} ON k{n}.id = m.id AND k{n}.key = ?" for n in range(len(keys))
         )
-        out: dict[str, dict[str, Any]] = {}
         for column in _column_for(value):
             params: list[Any] = [*keys, key, value, self._segment]
             skip = ""
@@ -257,8 +263,7 @@ class SqlCensus:
                 f" WHERE m.key = ? AND m.{column} IS NOT NULL AND m.{column} {op} ? AND e.segment_id = ? {skip}",
                 params,
             ):
-                out[exp_id] = {k: v for k, v in zip(keys, values) if v is not None}
-        return out
+                yield exp_id, {k: v for k, v in zip(keys, values) if v is not None}
 
     def text_prefixed(self, prefixes: Iterable[str]) -> set[str]:
         """Ids of lessons whose text, leading white space dropped, starts with one
