@@ -48,6 +48,8 @@ import secrets
 import socket
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,6 +73,7 @@ PORT_FIRST, PORT_SPAN = 20000, 40000  # ports are picked in [20000, 60000) from 
 MAX_CONNECTIONS = 64
 IDLE_TIMEOUT_S = 30.0  # a kept-alive connection with no request for this long is closed
 RETRY_BIND_S = 2.0  # the port was taken: try again this often while the engine runs
+PRE_TOOL_WORKERS = 4  # pre-tool calls being answered at once (more wait, within their budget)
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -242,6 +245,8 @@ class HttpHooks:
         self.rejected = 0  # requests refused (token, host, size …): never recorded otherwise
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        # Pre-tool calls run here while the request thread waits at most the budget for them.
+        self._pool = ThreadPoolExecutor(max_workers=PRE_TOOL_WORKERS, thread_name_prefix="twiceshy-http-pre")
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -309,6 +314,7 @@ class HttpHooks:
             server.server_close()
         if self._thread is not None:
             self._thread.join(2.0)
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- requests -------------------------------------------------------------
 
@@ -326,27 +332,52 @@ class HttpHooks:
         return None
 
     def answer(self, agent: str, event: str, payload: bytes, timeout_ms: int | None) -> bytes:
-        """The body for one hook call (never raises: a failure is the empty answer)."""
+        """The body for one hook call (never raises: a failure is the empty answer).
+
+        A pre-tool call is answered within the hook budget (``hook.budget_ms``, 400 ms), as
+        the stdlib client bounds it: past that — the engine still loading, or busy, or stuck
+        — it is answered from the rules snapshot (a confirmed rule still denies) and recorded
+        in ``failopen.jsonl``; the engine's late answer is discarded and its warning un-shown.
+        """
         engine = self.engine
         started = time.perf_counter()
         event_id = os.urandom(9).hex()
+        self.answered += 1
+        kind = wire.event_class(event)
+        try:
+            if not engine.ready.is_set() and not engine.ready.wait(self.budget_s if kind == "pre" else 0):
+                return self._fallback(agent, event, kind, event_id, payload, started, "starting", False)
+            if kind != "pre":
+                return self._handle(agent, event, event_id, payload, started, timeout_ms)
+            job = self._pool.submit(self._handle, agent, event, event_id, payload, started, timeout_ms)
+            try:
+                return job.result(max(0.0, self.budget_s - (time.perf_counter() - started)))
+            except FutureTimeout:
+                # Too late for the budget: the snapshot answers; the engine's answer, when it
+                # comes, was never delivered.
+                job.add_done_callback(lambda _job: engine._undeliver(event_id))
+                return self._fallback(agent, event, kind, event_id, payload, started, "timeout", True)
+        except Exception as exc:
+            record_error("engine.http", exc, agent=agent, native_event=event)
+            return b"{}"
+
+    def _handle(
+        self, agent: str, event: str, event_id: str, payload: bytes, started: float, timeout_ms: int | None
+    ) -> bytes:
+        """Ask the engine, as a Unix-socket request is asked."""
+        engine = self.engine
         with engine._active_lock:
             engine._active += 1
         engine.last_activity = time.monotonic()
         entry: dict[str, Any] = {}
-        self.answered += 1
         try:
-            kind = wire.event_class(event)
-            if not engine.ready.is_set() and not engine.ready.wait(self.budget_s if kind == "pre" else 0):
-                return self._cold(agent, event, kind, event_id, payload, started)
             engine.requests += 1
             engine._apply_drops()
             out = engine.handle(agent, event, event_id, payload, entry)
             entry.update(agent=agent, event=event, id=event_id, transport="http")
-            body = native_body(out, event)
             if timeout_ms is not None and (time.perf_counter() - started) * 1000 >= timeout_ms:
                 engine._undeliver(event_id)  # Claude Code stopped waiting: its warning never arrived
-            return body
+            return native_body(out, event)
         except Exception as exc:
             record_error("engine.http", exc, agent=agent, native_event=event)
             return b"{}"
@@ -358,9 +389,13 @@ class HttpHooks:
                 entry["ms"] = round((time.perf_counter() - started) * 1000, 2)
                 engine.events.add(ts=time.time(), **entry)
 
-    def _cold(self, agent: str, event: str, kind: str, event_id: str, payload: bytes, started: float) -> bytes:
-        """The engine is still loading: answer as the stdlib client does when it cannot reach it."""
-        if kind == "async":
+    def _fallback(
+        self, agent: str, event: str, kind: str, event_id: str, payload: bytes, started: float, reason: str, sent: bool
+    ) -> bytes:
+        """The engine cannot answer in time (``reason``: starting, timeout): answer as the
+        stdlib client does then — post-tool events spooled, pre-tool calls checked against
+        the rules snapshot — and record it in ``failopen.jsonl``."""
+        if kind == "async" and not sent:
             try:
                 if wire.spool_append(self.home, wire.spool_record(event_id, agent, event, payload)):
                     return b"{}"  # the engine applies it once it is ready
@@ -372,9 +407,9 @@ class HttpHooks:
             "agent": agent,
             "event": event,
             "kind": kind,
-            "reason": "starting",
+            "reason": reason,
             "outcome": "open",
-            "sent": False,
+            "sent": sent,
             "transport": "http",
         }
         body = b"{}"

@@ -15,7 +15,12 @@ call, then the forbidden one:
   it, so the first HTTP pre-tool call finds it and the rule holds;
 * **engine down** (``TWICESHY_NO_AUTOSTART=1``, nothing listens on the port): Claude Code
   treats the refused connection as a non-blocking hook error and the session goes on —
-  *both calls run*. That is the documented cost of the http transport (docs/engine.md).
+  *both calls run*. That is the documented cost of the http transport (docs/engine.md);
+* **engine hung**: a plugin in the engine blocks every pre-tool answer (until the test lets
+  it go, after the session). The listener answers within the hook budget (400 ms) from the
+  rules snapshot, as the stdlib client would: the rule still denies its call, the warned
+  call runs, both are in ``failopen.jsonl``, and no call waits anywhere near Claude Code's
+  own 1 s timeout.
 
 ``--debug-file`` is on: Claude Code's own log has a line when it POSTs and one when the
 answer arrives, which bench/http_hooks.py reads for the latency Claude Code sees.
@@ -25,21 +30,51 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
+import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import Twiceshy, base_env, request_text, require_cli, run_cli, stop_engine
+from .conftest import Twiceshy, base_env, require_cli, run_cli, stop_engine
 from .fake_anthropic import FakeAnthropic, TextStep, ToolStep
 from .scenario import DENY_CMD, DENY_FILE, DENY_LESSON, WARN_CMD, WARN_FILE, WARN_LESSON, wait_for_event
 
 AGENT = "claude-code"
 
 
+HANG_PLUGIN = """# Test plugin: every pre-tool answer waits until $TSHANG_RELEASE exists (at most 60 s).
+import os
+import time
+
+from twiceshy.plugin.hookspecs import hookimpl
+
+
+@hookimpl
+def pre_tool(event, ctx):
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.environ["TSHANG_RELEASE"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return None
+"""
+
+
+def _hang_plugin(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tshang_plugin.py").write_text(HANG_PLUGIN)
+    info = folder / "tshang_plugin-0.1.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tshang-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[twiceshy]\ntshang = tshang_plugin\n")
+    return folder
+
+
 def _session(tmp: Path, engine: str) -> dict[str, Any]:
-    """``engine``: ``running`` (started before the session), ``cold`` (hooks start it) or
-    ``down`` (no engine, no autostart)."""
+    """``engine``: ``running`` (started before the session), ``cold`` (hooks start it),
+    ``down`` (no engine, no autostart) or ``hung`` (running, every pre-tool answer blocked)."""
     require_cli("claude")
     home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
     for path in (home, project, agent_home):
@@ -50,11 +85,29 @@ def _session(tmp: Path, engine: str) -> dict[str, Any]:
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     }
     ts = Twiceshy(env)
-    install = ts("install", "--agent", AGENT, "--scope", "project", "--project-dir", str(project), "--transport", "http")
+    install = ts(
+        "install", "--agent", AGENT, "--scope", "project", "--project-dir", str(project), "--transport", "http"
+    )
     ts("learn", WARN_LESSON, "--trigger", WARN_CMD, cwd=project)
     ts("learn", DENY_LESSON, "--trigger", DENY_CMD, "--tier", "rule", cwd=project)
     if engine == "running":
         ts("engine", "start")
+    release = tmp / "release"
+    hung: subprocess.Popen[bytes] | None = None
+    if engine == "hung":
+        # The engine module as hooks start it, minus -I so PYTHONPATH finds the plugin.
+        plugins = _hang_plugin(tmp / "plugins")
+        hang_env = env | {"PYTHONPATH": str(plugins), "TSHANG_RELEASE": str(release)}
+        with open(home / "engine.log", "ab") as log:
+            hung = subprocess.Popen(
+                [sys.executable, "-m", "twiceshy.engine", "serve", "--home", str(home)],
+                env=hang_env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+        assert wait_for_event(home / "engine.log", "serving", timeout_s=120), (home / "engine.log").read_text()
     server = FakeAnthropic(
         steps=[
             ToolStep("Bash", {"command": WARN_CMD, "description": "make the file"}),
@@ -77,11 +130,15 @@ def _session(tmp: Path, engine: str) -> dict[str, Any]:
             argv = [str(require_cli("claude")), "-p", "create the files", "--output-format", "json"]
             argv += ["--allowedTools", "Bash", "--debug-file", str(debug)]
             proc = run_cli(argv, project, cc_env)
+        release.write_text("go")
         if engine != "down":
             wait_for_event(home / "events.jsonl", '"SessionEnd"')
             ts("engine", "stop")  # flushes the event log
     finally:
+        release.write_text("go")
         stop_engine(ts, home)
+        if hung is not None:
+            hung.wait(60)
     events_file, failopen = home / "events.jsonl", home / "failopen.jsonl"
     return {
         "proc": proc,
@@ -123,6 +180,11 @@ def cold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
+def hung(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _session(tmp_path_factory.mktemp("http-hung"), "hung")
+
+
+@pytest.fixture(scope="module")
 def down(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return _session(tmp_path_factory.mktemp("http-down"), "down")
 
@@ -160,7 +222,7 @@ def test_tool_events_went_over_http_and_the_rest_through_the_client(running: dic
     assert {"SessionStart", "UserPromptSubmit", "SessionEnd"} <= set(by_event)
     assert all(by_event[e] == {"socket"} for e in ("SessionStart", "UserPromptSubmit")), by_event
     pre = [e for e in running["events"] if e.get("event") == "PreToolUse"]
-    assert [e["action"] for e in pre] == ["hold", "deny"] or [e["action"] for e in pre][-1] == "deny", pre
+    assert [(e["action"], e.get("transport")) for e in pre] == [("hold", "http"), ("deny", "http")], pre
     # Claude Code's own log: it POSTed to our URL and got a 200 each time.
     assert running["debug"].count("HTTP hook POST to http://127.0.0.1:") >= 2, running["debug"][-2000:]
     assert "HTTP hook response status 200" in running["debug"]
@@ -190,3 +252,32 @@ def test_engine_down_fails_open_and_the_session_goes_on(down: dict[str, Any]) ->
     kinds = {r["kind"] for r in down["failopen"]}
     assert "start" in kinds and "pre" not in kinds, down["failopen"]
     assert not os.path.exists(down["home"] / "run" / "engine.pid")
+
+
+def _hook_waits_ms(debug: str) -> list[float]:
+    """Per PreToolUse HTTP hook in Claude Code's debug log: ms from the POST to the next line."""
+    stamps = re.compile(r"^(\S+)Z ")
+    lines = [line for line in debug.splitlines() if stamps.match(line)]
+    waits = []
+    for i, line in enumerate(lines[:-1]):
+        if "HTTP hook POST to" in line and "/PreToolUse" in line:
+            t0 = datetime.fromisoformat(stamps.match(line).group(1))  # type: ignore[union-attr]
+            t1 = datetime.fromisoformat(stamps.match(lines[i + 1]).group(1))  # type: ignore[union-attr]
+            waits.append((t1 - t0).total_seconds() * 1000)
+    return waits
+
+
+def test_a_hung_engine_still_denies_the_rule_within_the_budget(hung: dict[str, Any]) -> None:
+    result = _result(hung)
+    project = hung["project"]
+    assert (project / WARN_FILE).exists(), "a warning fails open: the warned call runs"
+    assert not (project / DENY_FILE).exists(), "the rule-breaking call ran"
+    denied = [d["tool_input"]["command"] for d in result.get("permission_denials") or []]
+    assert denied == [DENY_CMD], result
+    assert DENY_LESSON in _tool_results(hung)[-1]
+    pre = [(r["outcome"], r["reason"], r["transport"]) for r in hung["failopen"] if r["kind"] == "pre"]
+    assert pre == [("open", "timeout", "http"), ("denied", "timeout", "http")], hung["failopen"]
+    waits = _hook_waits_ms(hung["debug"])
+    assert len(waits) == 2, hung["debug"][-3000:]
+    assert all(w < 1000 for w in waits), waits  # answered by us, not cancelled by Claude Code
+    assert "Hook cancelled" not in hung["debug"]
