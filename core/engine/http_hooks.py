@@ -29,10 +29,10 @@ What the listener enforces (everything refused gets a 4xx and is not recorded):
 
 A request is answered by the same :meth:`Engine.handle` the Unix-socket requests use
 (agent from the path, event from the path — the payload's ``hook_event_name`` wins inside
-the adapter). While the engine is still loading, a pre-tool call waits at most the hook
-budget, then is answered from the rules snapshot exactly as the stdlib client would (a
-confirmed rule still denies); post-tool events go to the spool; both are recorded in
-``failopen.jsonl`` like the client's.
+the adapter). A pre-tool call gets the hook budget (400 ms) like the stdlib client gives
+it: when the engine is still loading, or busy, or stuck, it is answered from the rules
+snapshot exactly as the client would (a confirmed rule still denies) and recorded in
+``failopen.jsonl``; post-tool events that arrive while it loads go to the spool.
 
 The port and the token are chosen once per data dir (``<home>/http-hooks.json``, 0600) by
 the installer, because the settings file holds a fixed URL: every engine of that data dir
