@@ -35,15 +35,16 @@ def _ctx():
         raise click.ClickException(str(exc)) from None
 
 
-def _unknown_topic(ctx: EngineContext, topic: str, scan_limit: int = 20000) -> str:
-    """``timeline`` of a topic no lesson has: say so, with the closest topics when the store is
-    small enough to scan (listing topics reads every lesson's metadata)."""
+def _unknown_topic(ctx: EngineContext, topic: str) -> str:
+    """``timeline`` of a topic no lesson has: say so, with the closest topics (listed from the
+    store's metadata index, :mod:`twiceshy.memory.census`: no lesson is read)."""
     import difflib
 
+    from twiceshy.memory.census import open_census
+
     message = f"no lessons on topic {topic!r}"
-    if ctx.store.count() > scan_limit:
-        return message + " (`twiceshy list --json` shows each lesson's topic)"
-    topics = sorted({e.topic for e in ctx.store.iter_all() if e.topic})
+    with open_census(ctx, ("topic",)) as census:
+        topics = sorted(str(t) for t in census.tally("topic") if t)
     if not topics:
         return message + " (no lesson has a topic yet)"
     close = difflib.get_close_matches(topic, topics, n=5, cutoff=0.5)

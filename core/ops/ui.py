@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 MAX_NODES = 400
-SCAN_LIMIT = 5000  # lessons: up to this many, topics are read from all of them; beyond, from those shown
 LESSON_PAGE = 300  # lessons in the page's table
 MAX_BODY = 64 * 1024  # bytes of a POST body; an edit is a few hundred
 MAX_DAYS = 366
@@ -83,14 +82,6 @@ def _lesson(exp: Any) -> dict[str, Any]:
     data = exp.to_dict()
     data["tier_label"] = exp.tier_label
     return data
-
-
-def _count(store: Any, where: dict[str, Any]) -> int:
-    """Lessons matching ``where``, reading ids only (no metadata dict is built)."""
-    col = getattr(store, "_col", None)
-    if col is not None:
-        return len(col.get(where=where, include=[])["ids"])
-    return sum(len(page) for page in store.iter_pages(where=where))
 
 
 def _listed(store: Any, limit: int | None, tier: int | None = None) -> list[Any]:
@@ -125,28 +116,23 @@ def _edges_among(store: Any, ids: list[str]) -> list[dict[str, Any]]:
 
 
 def summary(ctx: EngineContext) -> dict[str, Any]:
-    """Lessons per tier (counted by id), superseded, and topics. Topics need every lesson's
-    metadata: complete up to :data:`SCAN_LIMIT` lessons, beyond that from the first lessons listed."""
+    """Lessons per tier, superseded and topics, counted from the store's metadata indexes
+    (:mod:`twiceshy.memory.census`, as ``twiceshy stats`` counts them): no lesson is read."""
     from twiceshy import __version__
-    from twiceshy.base.types import Tier
+    from twiceshy.memory.census import open_census
+    from twiceshy.ops.stats import lesson_counts
 
-    store = ctx.store
-    total = store.count()
-    tiers = {t.label: _count(store, {"tier": int(t)}) for t in Tier}
-    complete = total <= SCAN_LIMIT
-    topics: dict[str, int] = {}
-    for e in store.all() if complete else _listed(store, LESSON_PAGE):
-        if e.topic:
-            topics[e.topic] = topics.get(e.topic, 0) + 1
+    counts = lesson_counts(ctx)
+    with open_census(ctx, ("topic",)) as census:
+        topics = {str(t): n for t, n in census.tally("topic").items() if t}
     return {
         "version": __version__,
-        "lessons": total,
-        "tiers": tiers,
-        "superseded": _count(store, {"superseded_by": {"$ne": ""}}),
+        "lessons": counts["total"],
+        "tiers": counts["tiers"],
+        "superseded": counts["superseded"],
         "topics": sorted(
             ({"topic": t, "lessons": n} for t, n in topics.items()), key=lambda d: (-d["lessons"], d["topic"])
         ),
-        "topics_complete": complete,
     }
 
 

@@ -528,7 +528,7 @@ async function refresh() {
   const current = select.value || new URLSearchParams(location.search).get("topic") || "";
   select.textContent = "";
   for (const t of s.topics) {
-    select.appendChild(el("option", {value: t.topic}, t.topic + (s.topics_complete ? " (" + t.lessons + ")" : "")));
+    select.appendChild(el("option", {value: t.topic}, t.topic + " (" + t.lessons + ")"));
   }
   if (current && s.topics.some((t) => t.topic === current)) select.value = current;
   await renderTimeline(select.value);
