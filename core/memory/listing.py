@@ -52,20 +52,105 @@ def _sqlite_file(store: Any) -> Path | None:
 
 
 class _Segment:
-    """A read-only connection to a store's SQLite file and its lesson segment."""
+    """A read-only connection to a store's SQLite file and its lesson segment.
 
-    def __init__(self, conn: sqlite3.Connection, segment: str, rows: int) -> None:
+    ``alone``: no other segment holds a ``tier`` row (the usual case: the only
+    other collection is the edges'), so the ``(key, int_value)`` index can be
+    read without joining each row to its segment — a tier's count or a page
+    deep in a tier then costs an index range, not a join per row."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        segment: str,
+        rows: int,
+        alone: bool | None = None,
+        tiers: dict[int, int] | None = None,
+    ) -> None:
         self.conn = conn
         self.segment = segment
         self.rows = rows
+        self.tiers: dict[int, int] = dict(tiers or {})  # tier -> lessons, as counted
+        self.alone = (
+            alone
+            if alone is not None
+            else not any(
+                conn.execute(
+                    "SELECT 1 FROM embeddings e JOIN embedding_metadata m ON m.id = e.id AND m.key = 'tier'"
+                    " WHERE e.segment_id = ? LIMIT 1",
+                    (other,),
+                ).fetchone()
+                for (other,) in conn.execute(
+                    "SELECT id FROM segments WHERE scope = 'METADATA' AND id != ?", (segment,)
+                ).fetchall()
+            )
+        )
 
     def tier_count(self, tier: int) -> int:
-        (n,) = self.conn.execute(
-            "SELECT count(*) FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
-            " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?",
-            (tier, self.segment),
-        ).fetchone()
+        if tier not in self.tiers:
+            self.tiers[tier] = self._count_tier(tier)
+        return self.tiers[tier]
+
+    def _count_tier(self, tier: int) -> int:
+        if self.alone:
+            sql = "SELECT count(*) FROM embedding_metadata WHERE key = 'tier' AND int_value = ? AND ? != ''"
+        else:
+            sql = (
+                "SELECT count(*) FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
+                " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?"
+            )
+        (n,) = self.conn.execute(sql, (tier, self.segment)).fetchone()
         return int(n)
+
+    def tier_page(self, tier: int, limit: int, skip: int) -> list[str]:
+        """Ids of one tier, newest metadata row first (``limit`` -1: all)."""
+        if self.alone:
+            rows = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT id FROM embedding_metadata WHERE key = 'tier' AND int_value = ?"
+                    " ORDER BY rowid DESC LIMIT ? OFFSET ?",
+                    (tier, limit, skip),
+                )
+            ]
+            found: dict[int, str] = {}
+            for start in range(0, len(rows), 500):
+                chunk = rows[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(
+                    (i, emb)  # the segment is checked here: in SQL it would pick the segment index, a scan
+                    for i, emb, seg in self.conn.execute(
+                        f"SELECT id, embedding_id, segment_id FROM embeddings WHERE id IN ({marks})", chunk
+                    )
+                    if seg == self.segment
+                )
+            return [found[r] for r in rows if r in found]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT e.embedding_id FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
+                " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?"
+                " ORDER BY m.rowid DESC LIMIT ? OFFSET ?",
+                (tier, self.segment, limit, skip),
+            )
+        ]
+
+
+#: What a file said last (segment, rows, alone, tier counts), by its stamp: a long-lived
+#: process (the engine) skips the counting until the file changes. Any write changes the
+#: stamp (the database or its write-ahead log is written).
+_facts: dict[str, tuple[tuple[Any, ...], tuple[str, int, bool, dict[int, int]]]] = {}
+
+
+def _stamp(file: Path, count: int) -> tuple[Any, ...]:
+    parts: list[Any] = [count]
+    for name in (file, file.with_name(file.name + "-wal")):
+        try:
+            st = name.stat()
+            parts += [st.st_mtime_ns, st.st_size, st.st_ino]
+        except OSError:
+            parts.append(None)
+    return tuple(parts)
 
 
 @contextlib.contextmanager
@@ -78,7 +163,17 @@ def _segment(store: Any) -> Iterator[_Segment | None]:
         if file is None:
             yield None
             return
+        count = store.count()
+        stamp = _stamp(file, count)
         conn = sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)
+        known = _facts.get(str(file))
+        if known is not None and known[0] == stamp:
+            segment, here, alone, tiers = known[1]
+            seg = _Segment(conn, segment, here, alone, tiers)
+            yield seg
+            if len(seg.tiers) > len(tiers) and _stamp(file, count) == stamp:
+                _facts[str(file)] = (stamp, (segment, here, alone, dict(seg.tiers)))
+            return
         rows = conn.execute(
             "SELECT id FROM segments WHERE collection = ? AND scope = 'METADATA'", (str(store._col.id),)
         ).fetchall()
@@ -87,7 +182,13 @@ def _segment(store: Any) -> Iterator[_Segment | None]:
             return
         segment = rows[0][0]
         (here,) = conn.execute("SELECT count(*) FROM embeddings WHERE segment_id = ?", (segment,)).fetchone()
-        yield _Segment(conn, segment, int(here)) if here == store.count() else None
+        if here != count:
+            yield None
+            return
+        seg = _Segment(conn, segment, int(here))
+        yield seg
+        if _stamp(file, count) == stamp:  # nothing was written meanwhile: what we counted holds
+            _facts[str(file)] = (stamp, (segment, seg.rows, seg.alone, dict(seg.tiers)))
     except (sqlite3.Error, AttributeError, TypeError, ValueError):
         yield None
     finally:
@@ -112,15 +213,7 @@ def _sqlite_page(store: Any, tier: int | None, offset: int, limit: int | None) -
                     if skip >= here:
                         skip -= here
                         continue
-                ids += [
-                    r[0]
-                    for r in seg.conn.execute(
-                        "SELECT e.embedding_id FROM embedding_metadata m JOIN embeddings e ON e.id = m.id"
-                        " WHERE m.key = 'tier' AND m.int_value = ? AND e.segment_id = ?"
-                        " ORDER BY m.rowid DESC LIMIT ? OFFSET ?",
-                        (t, seg.segment, want, skip),
-                    )
-                ]
+                ids += seg.tier_page(t, want, skip)
                 skip = 0
             if tier is None and limit is None and offset == 0 and len(ids) != total:
                 return None  # a lesson without a known tier: the API path lists it
