@@ -262,8 +262,9 @@ def test_changes_need_the_token_and_a_same_origin_request(served):
         # GET never changes anything: a write path is not a page, /api/review only lists.
         status, body = request(server, "GET", f"{path}?id={data['id']}&action=approve")
         assert status == 404 if path != "/api/review" else [h["id"] for h in body] == [ids["held"]]
-    for method in ("PUT", "DELETE", "PATCH"):
-        assert request(server, method, "/api/forget", b"{}", {"Content-Type": "application/json"})[0] == 405
+    for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
+        status, body = request(server, method, "/api/forget", b"{}", {"Content-Type": "application/json"})
+        assert status == 405 and set(body) == {"error"}, method
     assert post(server, "/api/summary", {}, token=token)[0] == 405  # reads are read-only
     store.refresh_if_stale()
     assert {e.id: (e.text, e.tier, tuple(e.tags)) for e in store.all()} == before

@@ -468,7 +468,8 @@ class Handler(BaseHTTPRequestHandler):
     def _not_allowed(self) -> None:
         self._json(405, {"error": "only GET and HEAD (and POST for changes)"})
 
-    do_PUT = do_DELETE = do_PATCH = _not_allowed
+    # OPTIONS too: no CORS preflight is ever granted (no Access-Control-* header is sent).
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed
 
 
 def make_server(ctx: EngineContext, host: str = "127.0.0.1", port: int = 0, allow_remote: bool = False) -> UIServer:
