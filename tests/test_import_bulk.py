@@ -247,3 +247,30 @@ def test_import_progress_counts_lessons_up_to_the_total(ctx) -> None:
     assert {total for _, total in calls} == {350}
     done = [d for d, _ in calls]
     assert done == sorted(done) and done[-1] == 350 and len(set(done)) >= 4  # it moved in steps
+
+
+def test_dedup_within_and_across_blocks_and_projects(ctx, monkeypatch) -> None:
+    """The same action later in the file merges into the first copy whether the two
+    fall in one scoring block or in different ones; a project's copy stays apart."""
+    monkeypatch.setattr(portable, "DECIDE_BLOCK", 7)
+    monkeypatch.setattr(portable, "SMALL_BATCH", 10)
+    first = [rec(j, f"advice for service {j}", f"deploy svc{j} --env=prod --replicas={j}") for j in range(40)]
+    again = [
+        rec(100 + j, f"advice for service {j}, seen again", f"deploy svc{j} --env=prod --replicas={j}")
+        for j in range(40)
+    ]
+    scoped = [
+        dict(rec(200 + j, f"advice for service {j}", f"deploy svc{j} --env=prod --replicas={j}"), project="p1")
+        for j in range(5)
+    ]
+    pairs = [r for j in range(20, 30) for r in (first[j], again[j])]  # copy next to its first: same block
+    mixed = first[:20] + again[:3] + pairs + first[30:] + again[3:20] + again[30:] + scoped
+    counts = import_data(ctx, doc(mixed))
+    assert counts["seen"] == 40, counts
+    assert counts["new"] + counts["related"] == 45
+    by_trigger: dict[tuple[str, str | None], list[Experience]] = {}
+    for e in ctx.store.all():
+        by_trigger.setdefault((e.trigger, e.project), []).append(e)
+    assert all(len(v) == 1 for v in by_trigger.values())
+    assert {e.seen_count for (_, p), (e,) in by_trigger.items() if p is None} == {2}
+    assert sum(1 for (_, p) in by_trigger if p == "p1") == 5

@@ -301,7 +301,14 @@ VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their 
 VECTOR_MIN_COSINE = 0.98
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65536)
+def _command_like(text: str) -> bool:
+    from twiceshy.learning.extractors import is_command_like
+
+    return is_command_like(text)
+
+
+@functools.lru_cache(maxsize=65536)
 def flag_set(command: str) -> frozenset[str]:
     """The flags of a command with their values, normalised: ``-target=module.a``,
     ``--env=staging`` (``--env staging`` too: a flag's next word is its value
@@ -327,11 +334,11 @@ def same_action(a: str, b: str) -> bool:
     """May two triggers be merged as one lesson on import? The ingest check
     (program, subcommand, arguments: :func:`twiceshy.learning.extractors.commands_compatible`)
     and, for two commands, the same flags with the same values."""
-    from twiceshy.learning.extractors import commands_compatible, is_command_like
+    from twiceshy.learning.extractors import commands_compatible
 
     # The flag sets first: a string split, where commands_compatible runs the shell
     # parser on both (~1 ms each); on a bulk import most near pairs differ in flags.
-    if is_command_like(a) and is_command_like(b) and flag_set(a) != flag_set(b):
+    if _command_like(a) and _command_like(b) and flag_set(a) != flag_set(b):
         return False
     return commands_compatible(a, b)
 
@@ -466,8 +473,13 @@ class _DedupIndex:
         self.proj[n:need] = [self.code(p) for p in projects]
         self.ids.extend(ids)
 
-    def top(self, queries: Any, projects: list[str | None], k: int) -> list[list[tuple[str, float]]]:
-        """For each query, the ``k`` most similar rows it may see: (id, cosine), best first."""
+    def top(
+        self, queries: Any, projects: list[str | None], k: int, floor: float = -1.0
+    ) -> list[list[tuple[str, float]]]:
+        """For each query, the ``k`` most similar rows it may see with a cosine of
+        at least ``floor``: (id, cosine), best first. (Dedup acts on nothing below
+        its lowest threshold, and selecting from the few rows above it is far
+        cheaper than partitioning every row.)"""
         import numpy as np
 
         n = len(self.ids)
@@ -476,19 +488,21 @@ class _DedupIndex:
         out: list[list[tuple[str, float]]] = []
         vecs, proj = self.vecs[:n], self.proj[:n]
         scoped = proj != 0
+        any_scoped = bool(scoped.any())
         rows = max(8, min(len(projects), (1 << 23) // n))  # a block's score matrix stays under 32 MB
         for start in range(0, len(projects), rows):
             q = queries[start : start + rows]
-            own = np.asarray([self.codes.get(p, -1) if p else -1 for p in projects[start : start + rows]])
             scores = q @ vecs.T
-            scores[scoped[None, :] & (proj[None, :] != own[:, None])] = -np.inf
-            take = min(k, n)
-            best = (
-                np.argpartition(-scores, take - 1, axis=1)[:, :take] if take < n else np.tile(np.arange(n), (len(q), 1))
-            )
+            if any_scoped:
+                own = np.asarray([self.codes.get(p, -1) if p else -1 for p in projects[start : start + rows]])
+                scores[scoped[None, :] & (proj[None, :] != own[:, None])] = -np.inf
             for r in range(len(q)):
-                cols = best[r][np.argsort(-scores[r, best[r]], kind="stable")]
-                out.append([(self.ids[c], float(scores[r, c])) for c in cols if np.isfinite(scores[r, c])])
+                row = scores[r]
+                cols = np.flatnonzero(row >= floor)
+                if len(cols) > k:
+                    cols = cols[np.argpartition(-row[cols], k - 1)[:k]]
+                cols = cols[np.argsort(-row[cols], kind="stable")]
+                out.append([(self.ids[c], float(row[c])) for c in cols if np.isfinite(row[c])])
         return out
 
 
@@ -535,6 +549,7 @@ def bulk_store(
     ``stronger_tier_on_seen``: a merged lesson takes the item's tier when stronger (import).
     ``timings``: filled with seconds per step (read, embed, decide, write, edges) when given.
     """
+    import numpy as np
     from twiceshy.learning.ingest import (
         CONFLICT_MIN_SIMILARITY,
         SEEN_CONFIDENCE_STEP,
@@ -607,6 +622,7 @@ def bulk_store(
     # adding as it goes, would see)
     dedup = float(ctx.config.get("learning", "dedup_threshold"))
     related = float(ctx.config.get("learning", "related_threshold"))
+    floor = min(dedup, related, CONFLICT_MIN_SIMILARITY)  # nothing below acts on a decision
     new: dict[str, Experience] = {}
     new_rows: dict[str, int] = {}  # new lesson -> its row in ``vectors``
     supersede_pairs: list[tuple[str, str]] = []  # (old, new)
@@ -614,9 +630,10 @@ def bulk_store(
     for start in range(0, len(todo), DECIDE_BLOCK):
         block = todo[start : start + DECIDE_BLOCK]
         queries = vectors[start : start + len(block)]
-        base = index.top(queries, [it.project for it in block], 5)
+        base = index.top(queries, [it.project for it in block], 5, floor)
         inner = queries @ queries.T
         fresh: list[tuple[int, str, str | None]] = []  # (row in block, id, project) of this block's new lessons
+        fresh_rows = np.zeros(len(block), dtype=np.int64)
         for r, it in enumerate(block):
             key = _key(it.text, it.trigger, it.project)
             if existing.get(key):  # an exact copy earlier in this file
@@ -626,7 +643,13 @@ def bulk_store(
                 continue
             held = review_reasons(it.text)  # poisoning guard, as for any lesson
             hits = store_hits.get(id(it), []) + base[r]
-            hits += [(i, float(inner[r, j])) for j, i, p in fresh if not p or p == it.project]
+            if fresh:
+                near = np.flatnonzero(inner[r, fresh_rows[: len(fresh)]] >= floor)
+                hits += [
+                    (fresh[f][1], float(inner[r, fresh[f][0]]))
+                    for f in near
+                    if not fresh[f][2] or fresh[f][2] == it.project
+                ]
             hits = sorted(hits, key=lambda h: -h[1])[:5]
             same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
             conflicting = [
@@ -670,6 +693,7 @@ def bulk_store(
                     setattr(exp, name, max(value, 1) if name == "seen_count" else value)
             new[exp.id] = exp
             new_rows[exp.id] = start + r
+            fresh_rows[len(fresh)] = r
             fresh.append((r, exp.id, it.project))
             known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, False)
             existing[key] = exp.id
