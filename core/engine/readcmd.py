@@ -308,7 +308,7 @@ class ReadRunner:
             conn.sendall(b"+\n")
             beating = threading.Event()
             threading.Thread(
-                target=_heartbeat, args=(conn, send_lock, beating), name="twiceshy-read-beat", daemon=True
+                target=_heartbeat, args=(conn, send_lock, beating, self.engine), name="twiceshy-read-beat", daemon=True
             ).start()
             code = self._execute(request)
             out = "".join(request.streams["stdout"]).encode("utf-8", "surrogateescape")
@@ -424,10 +424,12 @@ class ReadRunner:
         return {"served": self.served, "declined": dict(self.declined), "running": self._slot.locked()}
 
 
-def _heartbeat(conn: socket.socket, lock: threading.Lock, done: threading.Event) -> None:
+def _heartbeat(conn: socket.socket, lock: threading.Lock, done: threading.Event, engine: Any) -> None:
     """One ``.`` every :data:`HEARTBEAT_S` while a read runs: the client tells a
-    slow command (it keeps waiting) from a hung or stopped engine (it does not)."""
+    slow command (it keeps waiting) from a hung or stopped engine (it does not).
+    A running read also keeps the engine from its idle exit."""
     while not done.wait(HEARTBEAT_S):
+        engine.last_activity = time.monotonic()
         with lock:
             if done.is_set():
                 return
