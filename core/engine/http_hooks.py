@@ -48,8 +48,6 @@ import secrets
 import socket
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -246,7 +244,7 @@ class HttpHooks:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         # Pre-tool calls run here while the request thread waits at most the budget for them.
-        self._pool = ThreadPoolExecutor(max_workers=PRE_TOOL_WORKERS, thread_name_prefix="twiceshy-http-pre")
+        self._pool = _DaemonPool(PRE_TOOL_WORKERS, "twiceshy-http-pre")
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -314,7 +312,7 @@ class HttpHooks:
             server.server_close()
         if self._thread is not None:
             self._thread.join(2.0)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.close()
 
     # -- requests -------------------------------------------------------------
 
@@ -349,14 +347,13 @@ class HttpHooks:
                 return self._fallback(agent, event, kind, event_id, payload, started, "starting", False)
             if kind != "pre":
                 return self._handle(agent, event, event_id, payload, started, timeout_ms)
-            job = self._pool.submit(self._handle, agent, event, event_id, payload, started, timeout_ms)
-            try:
-                return job.result(max(0.0, self.budget_s - (time.perf_counter() - started)))
-            except FutureTimeout:
-                # Too late for the budget: the snapshot answers; the engine's answer, when it
-                # comes, was never delivered.
-                job.add_done_callback(lambda _job: engine._undeliver(event_id))
-                return self._fallback(agent, event, kind, event_id, payload, started, "timeout", True)
+            job = self._pool.submit(lambda: self._handle(agent, event, event_id, payload, started, timeout_ms))
+            if job.wait(max(0.0, self.budget_s - (time.perf_counter() - started))):
+                return job.result
+            # Too late for the budget: the snapshot answers; the engine's answer, when it comes,
+            # was never delivered.
+            job.on_late(lambda: engine._undeliver(event_id))
+            return self._fallback(agent, event, kind, event_id, payload, started, "timeout", True)
         except Exception as exc:
             record_error("engine.http", exc, agent=agent, native_event=event)
             return b"{}"
@@ -436,6 +433,70 @@ class HttpHooks:
                 "rejected": self.rejected,
             }
         )
+
+
+class _Job:
+    """One call on the pool: its result once done; ``on_late`` runs when a caller that
+    stopped waiting is no longer there to receive it."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.result: bytes = b"{}"
+        self._done = threading.Event()
+        self._late: Any = None
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        try:
+            self.result = self.fn()
+        finally:
+            with self._lock:
+                self._done.set()
+                late = self._late
+            if late is not None:
+                late()
+
+    def wait(self, timeout: float) -> bool:
+        return self._done.wait(timeout)
+
+    def on_late(self, fn: Any) -> None:
+        with self._lock:
+            if not self._done.is_set():
+                self._late = fn
+                return
+        fn()
+
+
+class _DaemonPool:
+    """A few daemon threads: a call stuck in a plugin never keeps the engine from exiting
+    (``concurrent.futures`` joins its workers at interpreter exit)."""
+
+    def __init__(self, size: int, name: str) -> None:
+        import queue
+
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._work, name=f"{name}-{n}", daemon=True) for n in range(size)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, fn: Any) -> _Job:
+        job = _Job(fn)
+        self._jobs.put(job)
+        return job
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                job.run()
+            except Exception as exc:  # never lose a worker
+                record_error("engine.http_pool", exc)
+
+    def close(self) -> None:
+        for _ in self._threads:
+            self._jobs.put(None)
 
 
 def _handler_class(hooks: HttpHooks) -> type:
