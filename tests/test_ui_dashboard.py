@@ -670,7 +670,19 @@ def test_dashboard_in_chromium(ui_proc):
         for k, v in counts.items():
             row[k] += v
 
-    add(now, held=2, denied=1, avoided=1, ignored=1)  # the engine session
+    # The engine session, on the day each record got (a run across midnight splits it).
+    from twiceshy.recall import judge
+
+    names = {"warn": "warned", "hold": "held", "deny": "denied"}
+    for line in (data_dir() / "events.jsonl").read_text(encoding="utf-8").splitlines():
+        e = json.loads(line)
+        if e.get("kind") == "pre_tool" and e.get("path") == "live" and e.get("action") in names:
+            add(e["ts"], **{names[e["action"]]: 1})
+    for v in judge.verdicts():
+        if v["counted"] and v["verdict"] == "FOLLOWED" and v["kind"] in ("hold", "warn"):
+            add(v["ts"], avoided=1)
+        elif v["counted"] and v["verdict"] == "IGNORED":
+            add(v["ts"], ignored=1)
     add(now - 5 * 86400, denied=1, held=1)
     add(now - 3 * 86400, warned=4, failed_open=2)
     add(now - 1 * 86400, warned=1, held=1)

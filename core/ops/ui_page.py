@@ -53,7 +53,8 @@ td.actions { white-space: nowrap; }
 <body data-ready="0">
 <h1>twiceshy dashboard</h1>
 <div class="muted"><span id="version"></span> · local only · <label>window <select id="days">
-<option value="7">7 days</option><option value="14" selected>14 days</option><option value="30">30 days</option></select></label></div>
+<option value="7">7 days</option><option value="14" selected>14 days</option><option value="30">30 days</option></select></label>
+· <button type="button" id="reload">refresh</button> <span id="updated"></span></div>
 <div id="status" role="status" aria-live="polite"></div>
 
 <h2>Is it helping?</h2>
@@ -259,12 +260,15 @@ function armedButton(text, armedText, action) {
 }
 async function act(url, body, done) {
   status("working…", "busy");
+  document.body.dataset.busy = "1";
   try {
     const out = await post(url, body);
     await refresh();
     status(done(out), "ok");
   } catch (err) {
     status(String(err.message || err), "error");
+  } finally {
+    document.body.dataset.busy = "0";
   }
 }
 function actions(exp) {
@@ -533,6 +537,12 @@ async function refresh() {
   if (current && s.topics.some((t) => t.topic === current)) select.value = current;
   await renderTimeline(select.value);
   if (document.getElementById("q").value.trim()) await runSearch();
+  document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();
+}
+// Outcomes move while agents work: refresh every minute while the page is seen and nothing is half done.
+function idle() {
+  return document.visibilityState === "visible" && document.getElementById("editor").hidden &&
+    !document.querySelector("button.armed") && document.body.dataset.busy !== "1";
 }
 async function main() {
   document.getElementById("search-form").addEventListener("submit", (ev) =>
@@ -542,6 +552,9 @@ async function main() {
   document.getElementById("topic").addEventListener("change", (ev) => renderTimeline(ev.target.value));
   document.getElementById("days").addEventListener("change", () =>
     refresh().catch((err) => status(String(err.message || err), "error")));
+  document.getElementById("reload").addEventListener("click", () =>
+    refresh().catch((err) => status(String(err.message || err), "error")));
+  setInterval(() => { if (idle()) refresh().catch((err) => status(String(err.message || err), "error")); }, 60000);
   try {
     await refresh();
     document.body.setAttribute("data-ready", "1");
