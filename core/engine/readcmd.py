@@ -262,6 +262,7 @@ class ReadRunner:
         self._group: Any = None
         self.served = 0
         self.declined: dict[str, int] = {}
+        self.last_ms: dict[str, list[float]] = {}  # command -> [prepare, run] ms of its latest read
 
     def take(self, conn: socket.socket, payload: bytes) -> None:
         """Called on a hook worker: hand ``conn`` over and return at once.
@@ -301,7 +302,9 @@ class ReadRunner:
             except (ValueError, AttributeError, TypeError):
                 self._decline(conn, "bad-request")
                 return
+            started = time.perf_counter()
             reason = self._prepare(request)
+            prepared = time.perf_counter()
             if reason:
                 self._decline(conn, reason)
                 return
@@ -311,6 +314,8 @@ class ReadRunner:
                 target=_heartbeat, args=(conn, send_lock, beating, self.engine), name="twiceshy-read-beat", daemon=True
             ).start()
             code = self._execute(request)
+            done = time.perf_counter()
+            self.last_ms[request.argv[0]] = [round((prepared - started) * 1000, 1), round((done - prepared) * 1000, 1)]
             out = "".join(request.streams["stdout"]).encode("utf-8", "surrogateescape")
             err = "".join(request.streams["stderr"]).encode("utf-8", "surrogateescape")
             head = f"R {code} {len(out)} {len(err)} {int(request.page)}\n".encode("ascii")
@@ -421,7 +426,12 @@ class ReadRunner:
         return 1
 
     def status(self) -> dict[str, Any]:
-        return {"served": self.served, "declined": dict(self.declined), "running": self._slot.locked()}
+        return {
+            "served": self.served,
+            "declined": dict(self.declined),
+            "running": self._slot.locked(),
+            "last_ms": {k: list(v) for k, v in self.last_ms.items()},
+        }
 
 
 def _heartbeat(conn: socket.socket, lock: threading.Lock, done: threading.Event, engine: Any) -> None:
