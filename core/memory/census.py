@@ -10,11 +10,16 @@ string_value)``: a count or sum over one key is a scan of that index alone,
 10-50 ms at 100k lessons.
 
 :func:`open_census` returns a :class:`SqlCensus` answering from those indexes
-when the file's layout is the known one (chromadb 1.x) and its row count
-agrees with Chroma's; otherwise (server mode, an unknown layout, any doubt)
-a :class:`ScanCensus` that reads the metadata of the keys asked for through
-the API, page by page, and answers the same questions from memory. Both give
-the same figures (tests/test_commands_at_scale.py checks that).
+when the file's layout is the known one (chromadb 1.x: one metadata
+segment for the collection; Chroma writes it synchronously, checked in the
+tests); otherwise (server mode, an unknown layout, any doubt) a
+:class:`ScanCensus` that reads the metadata of the keys asked for through the
+API, page by page, and answers the same questions from memory. Both give the
+same figures (tests/test_commands_at_scale.py checks that). A CLI command
+whose store is not open yet names the collection from the configured
+embedder without loading it; should the model fail to load, the store the
+command would open is the hash embedder's, while the figures are those of
+the configured one (``doctor`` reports the broken model).
 
 The per-key indexes do not say which collection a row belongs to. The edges
 collection shares one key with lessons (``created_at``) and a store may hold
