@@ -119,11 +119,12 @@ def _export_order(ctx: EngineContext, wanted: set[int], include_superseded: bool
     census = open_census(ctx, (), scan=False)
     if census is not None:
         with census:
-            rows = census.select(("tier", "created_at", "superseded_by"), "tier", ">=", min(wanted, default=0))
-        for exp_id, row in rows.items():
-            tier = row.get("tier")
-            if tier in wanted and (include_superseded or not row.get("superseded_by")):
-                keyed.append((int(tier), float(row.get("created_at") or 0.0), exp_id))
+            for exp_id, row in census.iter_select(
+                ("tier", "created_at", "superseded_by"), "tier", ">=", min(wanted, default=0)
+            ):
+                tier = row.get("tier")
+                if tier in wanted and (include_superseded or not row.get("superseded_by")):
+                    keyed.append((int(tier), float(row.get("created_at") or 0.0), exp_id))
     else:
         store = ctx.store
         pages = store.iter_pages() if hasattr(store, "iter_pages") else [store.all()]
