@@ -1,7 +1,17 @@
 """twiceshy: once bitten, twice shy — a memory of their own mistakes for AI coding agents."""
 
+from typing import Any
+
 __version__ = "0.1.0"
 
-from twiceshy.plugin.hookspecs import hookimpl  # noqa: E402  (the one name plugin authors need)
-
 __all__ = ["hookimpl", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # `hookimpl` (the one name plugin authors need) is imported on first use, so a process that
+    # only needs a submodule (the CLI's fast path to the engine) does not pay for pluggy.
+    if name == "hookimpl":
+        from twiceshy.plugin.hookspecs import hookimpl
+
+        return hookimpl
+    raise AttributeError(f"module 'twiceshy' has no attribute {name!r}")
