@@ -200,7 +200,15 @@ def child(home: str, path: str) -> None:
     mark = time.perf_counter()
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     timings["json"] = time.perf_counter() - mark
-    counts = import_data(ctx, data, timings=timings)
+    last = [-1]
+
+    def progress(done: int, total: int) -> None:  # a line per 2 %, to follow a long run
+        pct = 100 * done // max(total, 1)
+        if pct >= last[0] + 2:
+            last[0] = pct
+            print(f"{time.perf_counter() - started:7.1f} s  {done}/{total}  {load()}", file=sys.stderr, flush=True)
+
+    counts = import_data(ctx, data, timings=timings, progress=progress)
     timings["total"] = time.perf_counter() - started
     print(json.dumps({"counts": counts, "timings": {k: round(v, 2) for k, v in timings.items()}}))
 
