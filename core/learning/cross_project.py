@@ -19,8 +19,9 @@ project, a verdict) or gained a ``relates-to`` edge. So on a store of more
 than :data:`FULL_PASS_MAX` lessons a pass reads only the lessons the change
 journal names since the previous pass, plus the endpoints of relates-to edges
 created since, and grows each into its cluster through the lessons at least
-``dedup_threshold`` similar (the engine's in-memory index answers that; else
-Chroma) — at most :data:`EXPAND_MAX` lessons. Where the journal cannot say
+``dedup_threshold`` similar (the engine's in-memory index answers that; a
+process without it scans the scoped lessons' vectors, a page at a time) — at
+most :data:`EXPAND_MAX` lessons. Where the journal cannot say
 what changed (the first pass on a large store, a rotated journal, a changed
 threshold or minimum), the pass also covers one page of
 :data:`SWEEP_PAGE` scoped lessons of a sweep that visits every one over the
@@ -45,7 +46,8 @@ SEEN_IN = "seen-in:"  # tag prefix: the cross-project evidence a global lesson c
 FULL_PASS_MAX = 2_000  # lessons up to which every pass clusters every scoped lesson (O(n^2) similarity)
 SWEEP_PAGE = 1_000  # scoped lessons a catch-up sweep covers per pass
 EXPAND_MAX = 4_000  # lessons an incremental pass clusters at most
-NEAR_K = 64  # similar lessons looked at per lesson when growing a cluster
+NEAR_K = 64  # similar lessons looked at per lesson when growing a cluster (engine index)
+SCAN_PAGE = 2_000  # scoped lessons' vectors per read when growing clusters without the index
 EDGE_SLACK_S = 5.0  # relates-to edges created this long before the last pass are looked at again (clock skew)
 SCOPED = {"project": {"$ne": ""}}
 
@@ -183,17 +185,28 @@ def _near(store: Any, exps: list[Experience], threshold: float) -> list[str]:
     col = getattr(store, "_col", None)
     if col is None:
         return []
+    # No index (a CLI process): an exact, paged scan of the scoped lessons'
+    # vectors (memory: one page). Chroma's HNSW query was seen to miss a row
+    # written just before it.
+    import numpy as np
+
+    raw = np.asarray(vecs, dtype=np.float32)
+    q = raw / np.where((n := np.linalg.norm(raw, axis=1, keepdims=True)) == 0, 1, n)
     out: list[str] = []
-    where = {"$and": [SCOPED, {"superseded_by": ""}]}
-    for start in range(0, len(exps), 64):
-        got = col.query(
-            query_embeddings=[list(map(float, v)) for v in vecs[start : start + 64]],
-            n_results=NEAR_K,
-            where=where,
-            include=["distances"],
-        )
-        for ids, dists in zip(got["ids"], got["distances"]):
-            out.extend(i for i, d in zip(ids, dists) if 1.0 - float(d) >= threshold)  # cosine space
+    offset = 0
+    while True:
+        got = col.get(where=SCOPED, include=["embeddings", "metadatas"], limit=SCAN_PAGE, offset=offset)
+        ids = list(got["ids"])
+        if not ids:
+            break
+        rows = np.asarray(got["embeddings"], dtype=np.float32)
+        page = rows / np.where((m := np.linalg.norm(rows, axis=1, keepdims=True)) == 0, 1, m)
+        live = np.asarray([not (meta or {}).get("superseded_by") for meta in got["metadatas"]], dtype=bool)
+        near = ((q @ page.T) >= threshold).any(axis=0) & live
+        out.extend(ids[j] for j in np.nonzero(near)[0].tolist())
+        offset += len(ids)
+        if len(ids) < SCAN_PAGE:
+            break
     return out
 
 
