@@ -73,6 +73,7 @@ WORKER_GRACE_S = 1.0  # how long shutdown waits for registered workers to return
 # 3 metadata updates ~80-250 ms, a query behind them +120 ms).
 QUIET_GAP_S = 0.25
 MAX_DEFER_S = 10.0
+INDEX_WAIT_S = 60.0  # a spooled event waits at most this long for the in-memory index to load
 
 Worker = Callable[["EngineContext", threading.Event], None]
 
@@ -864,6 +865,11 @@ class Engine:
         info: dict[str, Any] = {}
         self._apply_drops()  # a warning the client never received is not judged
         self._refresh_store()
+        # A session end dedups against the store: on the in-memory index, not on Chroma's
+        # HNSW query while the index loads in the background (it can miss a fresh write).
+        wait_index = getattr(self.ctx.store, "wait_index", None) if self.ctx is not None else None
+        if wait_index is not None:
+            wait_index(INDEX_WAIT_S)
         handle_hook(self.ctx, str(record.get("agent")), str(record.get("event")), record_payload(record), info)
         self.events.add(
             ts=time.time(),

@@ -224,7 +224,17 @@ class ExperienceStore:
             self._load_index(seed)
             return
         self._index_loading = True
-        threading.Thread(target=self._load_index, args=(seed,), name="twiceshy-index", daemon=True).start()
+        self._index_thread = threading.Thread(target=self._load_index, args=(seed,), name="twiceshy-index", daemon=True)
+        self._index_thread.start()
+
+    def wait_index(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) for a background index load to finish; True
+        when no load is running any more. Dedup must not search Chroma's HNSW while
+        the index loads: its query can miss a lesson written a moment before."""
+        thread = getattr(self, "_index_thread", None)
+        if thread is not None:
+            thread.join(timeout)
+        return not self._index_loading
 
     def _load_index(self, seed: Any = None) -> None:
         from twiceshy.memory.index import VectorIndex
