@@ -404,21 +404,33 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def import_cmd(source: str, as_global: bool, as_json: bool) -> None:
         """Import an export file (`-` for stdin); lessons you already have are merged, not duplicated."""
-        from twiceshy.ops.portable import PortableError, import_data
+        import shutil
+        import tempfile
 
-        try:
-            raw = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-            data = json.loads(raw)
-        except OSError as exc:
-            raise click.ClickException(f"cannot read {source}: {exc.strerror}") from None
-        except ValueError as exc:
-            raise click.ClickException(f"{source} is not JSON: {exc}") from None
-        ctx = _ctx()
-        try:
-            with _progress("importing", enabled=not as_json) as progress:
-                counts = import_data(ctx, data, as_global=as_global, progress=progress)
-        except PortableError as exc:
-            raise click.ClickException(str(exc)) from None
+        from twiceshy.ops.portable import PortableError, import_file
+
+        skipped: list[str] = []
+
+        def invalid(line: int, reason: str) -> None:  # a bad record: skipped, named by its line
+            if len(skipped) < 20:
+                click.echo(f"{source}: line {line}: record skipped ({reason})", err=True)
+            skipped.append(reason)
+
+        with contextlib.ExitStack() as stack:
+            path = Path(source)
+            if source == "-":  # stdin goes to a temp file: the import reads it twice, never whole
+                spool = stack.enter_context(tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".json"))
+                shutil.copyfileobj(sys.stdin, spool, 1 << 20)
+                spool.flush()
+                path = Path(spool.name)
+            ctx = _ctx()
+            try:
+                with _progress("importing", enabled=not as_json) as progress:
+                    counts = import_file(ctx, path, as_global=as_global, progress=progress, on_invalid=invalid)
+            except PortableError as exc:
+                raise click.ClickException(str(exc).replace(str(path), source)) from None
+        if len(skipped) > 20:
+            click.echo(f"{source}: {len(skipped) - 20} more records skipped", err=True)
         if as_json:
             click.echo(json.dumps(counts))
             return

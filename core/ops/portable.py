@@ -293,12 +293,22 @@ def _key(text: str, trigger: str, project: str | None) -> tuple[str, str, str]:
     return (" ".join(text.split()).lower(), " ".join(trigger.split()).lower(), project or "")
 
 
+def _digest(text: str, trigger: str, project: str | None) -> bytes:
+    """:func:`_key` as 16 bytes: what a run keeps per lesson to skip exact copies
+    (a 100k store's keys as text would be tens of MB)."""
+    import hashlib
+
+    return hashlib.blake2b("\0".join(_key(text, trigger, project)).encode(), digest_size=16).digest()
+
+
 # -- bulk path: one paged read of the store, vectors in batches, one write per kind --
 
 SMALL_BATCH = 300  # up to this many lessons, dedup asks the store per lesson instead of reading it all
 DECIDE_BLOCK = 128  # lessons scored against the dedup index in one matrix product
 WRITE_PAGE = 2000  # new lessons per store write
-VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their triggers
+VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their triggers (first batch)
+VECTOR_SAMPLE_LATER = 8  # ... and in each later batch
+IMPORT_BATCH = 5000  # lessons read, decided and written at a time (memory: one batch, not the file)
 VECTOR_MIN_COSINE = 0.98
 
 
@@ -394,22 +404,28 @@ class _Item:
     vector: Any = None  # the trigger's unit vector (float32 array or list), when carried
 
 
-def _vectors(store: Any, items: list[_Item], steps: _Steps | None, verify: bool = True) -> Any:
-    """Trigger vectors for ``items`` as an ``(n, dim)`` float32 array: carried ones
-    when a sample re-embeds to the same vectors, the rest embedded in bulk
-    (:func:`twiceshy.memory.embedding.embed_many`: each distinct trigger once,
-    length-sorted batches). Embedding is the first of ``steps``."""
+def _vectors(
+    store: Any, items: list[_Item], steps: _Steps | None, verify: bool = True, sample: int = 0
+) -> tuple[Any, bool]:
+    """Trigger vectors for ``items`` as an ``(n, dim)`` float32 array, and whether
+    the carried ones were trusted: carried vectors are used when ``sample`` of
+    them (:data:`VECTOR_SAMPLE` by default) re-embed to the same vectors, the rest
+    embedded in bulk (:func:`twiceshy.memory.embedding.embed_many`: each distinct
+    trigger once, length-sorted batches). Embedding is the first of ``steps``."""
     import numpy as np
     from twiceshy.memory.embedding import embed_many
 
     embedder = store.embedder
+    trusted = True
     carried = [i for i, it in enumerate(items) if it.vector is not None]
     if carried and verify:
-        step = max(1, len(carried) // VECTOR_SAMPLE)
-        sample = carried[::step][:VECTOR_SAMPLE]
-        fresh = np.asarray(embedder.embed([items[i].trigger for i in sample]), dtype=np.float32)
-        given = np.asarray([items[i].vector for i in sample], dtype=np.float32)
+        want = sample or VECTOR_SAMPLE
+        step = max(1, len(carried) // want)
+        picked = carried[::step][:want]
+        fresh = np.asarray(embedder.embed([items[i].trigger for i in picked]), dtype=np.float32)
+        given = np.asarray([items[i].vector for i in picked], dtype=np.float32)
         if float(np.min(np.sum(fresh * given, axis=1))) < VECTOR_MIN_COSINE:
+            trusted = False
             for it in items:  # some do not belong to their trigger: trust none
                 it.vector = None
     out = np.zeros((len(items), int(embedder.dim)), dtype=np.float32)
@@ -422,19 +438,22 @@ def _vectors(store: Any, items: list[_Item], steps: _Steps | None, verify: bool 
         out[todo] = embed_many(embedder, [items[i].trigger for i in todo], progress=report)
     if steps:
         steps(0, 1, 1)
-    return out
+    return out, trusted
 
 
 class _Steps:
-    """Progress in lessons over the three steps of a bulk store (vectors, dedup,
-    writes), each a third of the bar, so the bar ends at N/N for N lessons."""
+    """Progress in lessons over the three steps of a batch (vectors, dedup, writes),
+    each a third of the batch's share of the bar: lessons ``base`` to ``base + n``
+    of ``total``, so the bar ends at N/N for N lessons and never moves back."""
 
-    def __init__(self, progress: Progress | None, n: int) -> None:
-        self.progress, self.n = progress, n
+    def __init__(self, progress: Progress | None, total: int, base: int = 0, n: int | None = None) -> None:
+        self.progress, self.total, self.base = progress, total, base
+        self.n = total if n is None else n
 
     def __call__(self, step: int, done: int, of: int) -> None:
-        if self.progress is not None and self.n:
-            self.progress(min(self.n, round(self.n * (step + done / max(of, 1)) / 3)), self.n)
+        if self.progress is not None and self.total:
+            share = round(self.n * (step + done / max(of, 1)) / 3)
+            self.progress(min(self.total, self.base + min(self.n, share)), self.total)
 
 
 class _DedupIndex:
@@ -520,14 +539,318 @@ class _Clock:
         self.last = now
 
 
-@dataclass
+@dataclass(slots=True)
 class _Known:
-    """What dedup needs of a lesson already stored (or stored earlier in this batch)."""
+    """What dedup needs of a lesson already stored (or stored earlier in this run)."""
 
     project: str | None
     trigger: str
     tags: list[str]
     superseded: bool
+
+
+class _Bulk:
+    """One bulk run (an import, a seed) fed a batch of lessons at a time, so a
+    100k file is never in memory at once. State kept across batches: the exact
+    keys (as 16-byte digests), what dedup needs of each lesson (:class:`_Known`),
+    the dedup index (the store's vectors, read once, plus every lesson this run
+    added) and the file-id map. A batch is decided, then written before the
+    next is read; what the next batches may still change (a merge into a lesson
+    written earlier, a supersession) is a batched update.
+    """
+
+    def __init__(
+        self,
+        ctx: EngineContext,
+        total: int,
+        progress: Progress | None = None,
+        count_once: bool = False,
+        now: float | None = None,
+        stronger_tier_on_seen: bool = True,
+        timings: dict[str, float] | None = None,
+    ) -> None:
+        from twiceshy.learning.ingest import CONFLICT_MIN_SIMILARITY
+
+        self.ctx, self.store = ctx, ctx.store
+        self.total, self.done = total, 0
+        self.progress, self.count_once, self.stronger = progress, count_once, stronger_tier_on_seen
+        self.now = time.time() if now is None else now
+        self.counts = {"new": 0, "related": 0, "supersedes": 0, "seen": 0, "exists": 0}
+        self.id_map: dict[str, str] = {}
+        self.clock = _Clock(timings)
+        self.existing: dict[bytes, str] = {}
+        self.known: dict[str, _Known] = {}
+        self.counted: set[str] = set()
+        self.index = _DedupIndex(int(self.store.embedder.dim))
+        # A small run (a seed file) asks the store for each lesson's neighbours
+        # instead of reading it all; a large one reads it once, page by page.
+        self.small = total <= SMALL_BATCH
+        self.read = False
+        self.verify = not self.small  # carried vectors: sample-checked per batch
+        self.batches = 0
+        self.links: list[tuple[str, str]] = []  # (stored id, file id of its newer lesson) not yet resolved
+        self.dedup = float(ctx.config.get("learning", "dedup_threshold"))
+        self.related = float(ctx.config.get("learning", "related_threshold"))
+        self.floor = min(self.dedup, self.related, CONFLICT_MIN_SIMILARITY)  # nothing below acts on a decision
+
+    def _read_store(self) -> None:
+        offset = 0
+        while True:
+            got = self.store._col.get(include=["documents", "metadatas", "embeddings"], limit=2000, offset=offset)
+            if not got["ids"]:
+                break
+            metas = [m or {} for m in got["metadatas"]]
+            self.index.add(list(got["ids"]), got["embeddings"], [m.get("project") or None for m in metas])
+            for exp_id, doc, meta in zip(got["ids"], got["documents"], metas):
+                exp = Experience.from_metadata(exp_id, doc or "", meta)
+                self.existing[_digest(exp.text, exp.trigger, exp.project)] = exp_id
+                self.known[exp_id] = _Known(exp.project, exp.trigger, exp.tags, bool(exp.superseded_by))
+            offset += len(got["ids"])
+            if len(got["ids"]) < 2000:
+                break
+        self.read = True
+
+    def _steps(self, n: int) -> _Steps:
+        return _Steps(self.progress, self.total, self.done, n)
+
+    def batch(self, items: list[_Item]) -> None:
+        """Decide and store one batch (in file order after every earlier batch)."""
+        import numpy as np
+        from twiceshy.learning.ingest import CONFLICT_MIN_SIMILARITY, contradicts
+        from twiceshy.learning.review import classify as review_reasons
+        from twiceshy.learning.review import hold_tags
+
+        counts, existing, known, id_map, counted = self.counts, self.existing, self.known, self.id_map, self.counted
+        store, now, dedup, related, floor = self.store, self.now, self.dedup, self.related, self.floor
+        steps = self._steps(len(items))
+        self.batches += 1
+        store_hits: dict[int, list[tuple[str, float]]] = {}
+        if self.small:
+            for it, vec in zip(items, _vectors(store, items, None)[0]):
+                it.vector = vec.tolist()
+                near = store.search_vector(vec, k=5, project=it.project)
+                store_hits[id(it)] = [(e.id, float(sim)) for e, sim in near]
+                for exp, _ in near:
+                    known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, bool(exp.superseded_by))
+                    existing.setdefault(_digest(exp.text, exp.trigger, exp.project), exp.id)
+        elif not self.read:
+            self._read_store()
+        self.clock.lap("read")
+        todo: list[_Item] = []
+        keys: list[bytes] = []
+        seen_bumps: dict[str, list[_Item]] = {}
+        for it in items:
+            key = _digest(it.text, it.trigger, it.project)
+            if key in existing:
+                if it.ref:
+                    id_map[it.ref] = existing[key]
+                if not self.count_once:  # import: already imported, skipped
+                    counts["exists"] += 1
+                    continue
+                counts["seen"] += 1  # seed: the same advice seen again, as ingest counts it
+                if existing[key] not in counted:
+                    seen_bumps.setdefault(existing[key], []).append(it)
+                    counted.add(existing[key])
+                continue
+            existing[key] = ""  # a second copy in the same file: resolved below
+            todo.append(it)
+            keys.append(key)
+        sample = VECTOR_SAMPLE if self.batches == 1 else VECTOR_SAMPLE_LATER
+        vectors, trusted = _vectors(store, todo, steps, verify=self.verify, sample=sample)
+        if not trusted:
+            self.verify = False  # one batch's carried vectors were not of their triggers: embed the rest too
+            for it in todo:
+                it.vector = None
+        self.clock.lap("embed")
+        # Decide each lesson against the store and what this run added before it:
+        # a block is scored against the index in one product, then against the
+        # lessons this block added before each (what one search per lesson, adding
+        # as it goes, would see).
+        new: dict[str, Experience] = {}
+        new_rows: dict[str, int] = {}  # new lesson -> its row in ``vectors``
+        supersede_pairs: list[tuple[str, str]] = []  # (old, new)
+        edges: list[tuple[str, str, str, float]] = []
+        for start in range(0, len(todo), DECIDE_BLOCK):
+            block = todo[start : start + DECIDE_BLOCK]
+            queries = vectors[start : start + len(block)]
+            base = self.index.top(queries, [it.project for it in block], 5, floor)
+            inner = queries @ queries.T
+            fresh: list[tuple[int, str, str | None]] = []  # (row in block, id, project) of this block's new lessons
+            fresh_rows = np.zeros(len(block), dtype=np.int64)
+            for r, it in enumerate(block):
+                key = keys[start + r]
+                if existing.get(key):  # an exact copy earlier in this file
+                    counts["seen" if self.count_once else "exists"] += 1
+                    if it.ref:
+                        id_map[it.ref] = existing[key]
+                    continue
+                held = review_reasons(it.text)  # poisoning guard, as for any lesson
+                hits = store_hits.get(id(it), []) + base[r]
+                if fresh:
+                    near_rows = np.flatnonzero(inner[r, fresh_rows[: len(fresh)]] >= floor)
+                    hits += [
+                        (fresh[f][1], float(inner[r, fresh[f][0]]))
+                        for f in near_rows
+                        if not fresh[f][2] or fresh[f][2] == it.project
+                    ]
+                hits = sorted(hits, key=lambda h: -h[1])[:5]
+                same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
+                conflicting = [
+                    i
+                    for i, s in same_scope
+                    if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(it.tags, known[i].tags)
+                ]
+                target = None
+                if not conflicting:
+                    target = next(
+                        (i for i, s in same_scope if s >= dedup and same_action(it.trigger, known[i].trigger)), None
+                    )
+                if target is not None:
+                    counts["seen"] += 1
+                    if not (self.count_once and target in counted):
+                        seen_bumps.setdefault(target, []).append(it)
+                        counted.add(target)
+                    existing[key] = target
+                    if it.ref:
+                        id_map[it.ref] = target
+                    continue
+                exp = _new_experience(it, held, hold_tags, now)
+                new[exp.id] = exp
+                new_rows[exp.id] = start + r
+                fresh_rows[len(fresh)] = r
+                fresh.append((r, exp.id, it.project))
+                known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, False)
+                existing[key] = exp.id
+                counted.add(exp.id)
+                if it.ref:
+                    id_map[it.ref] = exp.id
+                if conflicting:
+                    counts["supersedes"] += 1
+                    for loser in conflicting:
+                        supersede_pairs.append((loser, exp.id))
+                        known[loser].superseded = True
+                elif same_scope and same_scope[0][1] >= related:
+                    counts["related"] += 1
+                    edges.append((exp.id, same_scope[0][0], "relates-to", float(same_scope[0][1])))
+                else:
+                    counts["new"] += 1
+            self.index.add([i for _, i, _ in fresh], queries[[j for j, _, _ in fresh]], [p for _, _, p in fresh])
+            steps(1, start + len(block), len(todo))
+        self.clock.lap("decide")
+        # Links inside the file, by the ids they had there; a newer lesson later in
+        # the file is linked when the run ends.
+        for it in todo:
+            if not it.superseded_ref:
+                continue
+            local, newer = id_map.get(it.ref), id_map.get(it.superseded_ref)
+            if not local or local not in new:
+                continue
+            if newer is None:
+                self.links.append((local, it.superseded_ref))
+            elif newer != local:
+                new[local].superseded_by = newer
+                new[local].tier = max(new[local].tier, int(Tier.QA))
+        self._write(new, new_rows, vectors, seen_bumps, supersede_pairs, edges, steps)
+        self.done += len(items)
+
+    def _write(
+        self,
+        new: dict[str, Experience],
+        new_rows: dict[str, int],
+        vectors: Any,
+        seen_bumps: dict[str, list[_Item]],
+        supersede_pairs: list[tuple[str, str]],
+        edges: list[tuple[str, str, str, float]],
+        steps: _Steps,
+    ) -> None:
+        """Merged lessons, then new ones, then supersession, then edges."""
+        from twiceshy.learning.ingest import SEEN_CONFIDENCE_STEP, STANCE_PREFIXES
+
+        store, now = self.store, self.now
+        stored_ids = list(dict.fromkeys(i for i in list(seen_bumps) + [o for o, _ in supersede_pairs] if i not in new))
+        stored = {e.id: e for e in store.get_many(stored_ids)} if stored_ids else {}
+        changed: dict[str, Experience] = {}
+        for target, bumps in seen_bumps.items():
+            exp = new.get(target) or stored.get(target)
+            if exp is None:
+                continue
+            for it in bumps:
+                exp.seen_count += 1
+                exp.last_seen = now
+                exp.confidence = min(1.0, exp.confidence + SEEN_CONFIDENCE_STEP)
+                for tag in it.tags:
+                    if tag not in exp.tags and not tag.startswith(STANCE_PREFIXES):
+                        exp.tags.append(tag)
+                if self.stronger and it.tier is not None and it.tier < exp.tier and not exp.superseded_by:
+                    exp.tier = it.tier  # your lesson, confirmed elsewhere: keep the stronger tier
+            if target not in new:
+                changed[target] = exp
+        for old_id, new_id in supersede_pairs:
+            old = new.get(old_id) or stored.get(old_id)
+            newer = new[new_id]
+            if old is None:
+                continue
+            old.superseded_by = new_id
+            old.tier = max(old.tier, int(Tier.QA))  # a superseded rule never blocks
+            if not old.topic:
+                old.topic = newer.topic or _topic_of(old.trigger)
+            newer.topic = old.topic
+            if old_id not in new:
+                changed[old_id] = old
+            edges.append((new_id, old_id, "supersedes", 1.0))
+        # New lessons in pages: the store turns vectors into lists of floats, and one
+        # page at a time keeps that bounded.
+        fresh_ids = list(new)
+        for page in range(0, len(fresh_ids), WRITE_PAGE):
+            ids = fresh_ids[page : page + WRITE_PAGE]
+            store.add_vectors([new[i] for i in ids], vectors[[new_rows[i] for i in ids]])
+            steps(2, page + len(ids), len(fresh_ids))
+        if changed:
+            store.update_many(list(changed.values()))
+        self.clock.lap("write")
+        if edges:
+            store.add_edges(edges)
+        self.clock.lap("edges")
+        steps(3, 0, 1)
+
+    def finish(self) -> tuple[dict[str, int], dict[str, str]]:
+        """Links to newer lessons that came later in the file; (counts, file id -> stored id)."""
+        resolved = {local: self.id_map.get(ref) for local, ref in self.links}
+        resolved = {local: newer for local, newer in resolved.items() if newer and newer != local}
+        if resolved:
+            exps = self.store.get_many(list(resolved))
+            for exp in exps:
+                exp.superseded_by = resolved[exp.id]
+                exp.tier = max(exp.tier, int(Tier.QA))
+            self.store.update_many(exps)
+        self.links = []
+        if self.progress is not None and self.total:
+            self.progress(self.total, self.total)
+        return self.counts, self.id_map
+
+
+def _new_experience(it: _Item, held: Any, hold_tags: Callable[[Any], list[str]], now: float) -> Experience:
+    exp = Experience(
+        text=it.text,
+        trigger=it.trigger,
+        kind=it.kind,
+        project=it.project,
+        tags=it.tags + hold_tags(held),
+        confidence=it.confidence,
+        source=it.source,
+        topic=it.topic if it.topic is not None else _topic_of(it.trigger),
+        created_at=now,
+        last_seen=now,
+    )
+    if it.tier is not None:
+        exp.tier = it.tier
+    if it.created_at is not None and 0 < it.created_at <= now:
+        exp.created_at = float(it.created_at)
+    for name in ("seen_count", "hits", "follows", "ignores", "irrelevant"):
+        value = it.evidence.get(name)
+        if isinstance(value, int) and value >= 0:
+            setattr(exp, name, max(value, 1) if name == "seen_count" else value)
+    return exp
 
 
 def bulk_store(
@@ -540,235 +863,17 @@ def bulk_store(
     timings: dict[str, float] | None = None,
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Store many lessons with the same dedup, poisoning guard and supersession as
-    :func:`twiceshy.learning.ingest.store_lesson`, in a bounded number of store calls.
-
-    One paged read of the store (exact keys, vectors, what dedup compares),
-    vectors in batches, dedup against an in-memory index that also holds this
-    batch, then one batched write each for new lessons, changed lessons and
-    edges. Returns (counts per outcome, file id -> stored id).
+    :func:`twiceshy.learning.ingest.store_lesson`, in a bounded number of store calls
+    (see :class:`_Bulk`; lessons go :data:`IMPORT_BATCH` at a time).
+    Returns (counts per outcome, file id -> stored id).
     ``count_once``: a lesson is counted seen at most once per call (seed).
     ``stronger_tier_on_seen``: a merged lesson takes the item's tier when stronger (import).
     ``timings``: filled with seconds per step (read, embed, decide, write, edges) when given.
     """
-    import numpy as np
-    from twiceshy.learning.ingest import (
-        CONFLICT_MIN_SIMILARITY,
-        SEEN_CONFIDENCE_STEP,
-        STANCE_PREFIXES,
-        contradicts,
-    )
-    from twiceshy.learning.review import classify as review_reasons
-    from twiceshy.learning.review import hold_tags
-
-    now = time.time() if now is None else now
-    store = ctx.store
-    counts = {"new": 0, "related": 0, "supersedes": 0, "seen": 0, "exists": 0}
-    id_map: dict[str, str] = {}
-    clock = _Clock(timings)
-    # 1. the store: exact keys, and the index dedup searches. A small batch (a
-    # seed file) asks the store for each lesson's neighbours instead of reading
-    # it all; a large one reads it once, page by page.
-    existing: dict[tuple[str, str, str], str] = {}
-    known: dict[str, _Known] = {}
-    index = _DedupIndex(int(store.embedder.dim))
-    store_hits: dict[int, list[tuple[str, float]]] = {}
-    small = len(items) <= SMALL_BATCH
-    if small:
-        for it, vec in zip(items, _vectors(store, items, None)):
-            it.vector = vec.tolist()
-            near = store.search_vector(vec, k=5, project=it.project)
-            store_hits[id(it)] = [(e.id, float(sim)) for e, sim in near]
-            for exp, _ in near:
-                known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, bool(exp.superseded_by))
-                existing.setdefault(_key(exp.text, exp.trigger, exp.project), exp.id)
-    offset = 0
-    while not small:
-        got = store._col.get(include=["documents", "metadatas", "embeddings"], limit=2000, offset=offset)
-        if not got["ids"]:
-            break
-        metas = [m or {} for m in got["metadatas"]]
-        index.add(list(got["ids"]), got["embeddings"], [m.get("project") or None for m in metas])
-        for exp_id, doc, meta in zip(got["ids"], got["documents"], metas):
-            exp = Experience.from_metadata(exp_id, doc or "", meta)
-            existing[_key(exp.text, exp.trigger, exp.project)] = exp_id
-            known[exp_id] = _Known(exp.project, exp.trigger, exp.tags, bool(exp.superseded_by))
-        offset += len(got["ids"])
-        if len(got["ids"]) < 2000:
-            break
-    clock.lap("read")
-    todo: list[_Item] = []
-    seen_bumps: dict[str, list[_Item]] = {}
-    counted: set[str] = set()
-    for it in items:
-        key = _key(it.text, it.trigger, it.project)
-        if key in existing:
-            if it.ref:
-                id_map[it.ref] = existing[key]
-            if not count_once:  # import: already imported, skipped
-                counts["exists"] += 1
-                continue
-            counts["seen"] += 1  # seed: the same advice seen again, as ingest counts it
-            if existing[key] not in counted:
-                seen_bumps.setdefault(existing[key], []).append(it)
-                counted.add(existing[key])
-            continue
-        existing[key] = ""  # a second copy in the same file: resolved below
-        todo.append(it)
-    steps = _Steps(progress, len(items))
-    vectors = _vectors(store, todo, steps, verify=not small)
-    clock.lap("embed")
-    # 2. decide each lesson against the store and what this batch added before it:
-    # a block of lessons is scored against the index in one product, then against
-    # the lessons this block added before each (which is what one search per lesson,
-    # adding as it goes, would see)
-    dedup = float(ctx.config.get("learning", "dedup_threshold"))
-    related = float(ctx.config.get("learning", "related_threshold"))
-    floor = min(dedup, related, CONFLICT_MIN_SIMILARITY)  # nothing below acts on a decision
-    new: dict[str, Experience] = {}
-    new_rows: dict[str, int] = {}  # new lesson -> its row in ``vectors``
-    supersede_pairs: list[tuple[str, str]] = []  # (old, new)
-    edges: list[tuple[str, str, str, float]] = []
-    for start in range(0, len(todo), DECIDE_BLOCK):
-        block = todo[start : start + DECIDE_BLOCK]
-        queries = vectors[start : start + len(block)]
-        base = index.top(queries, [it.project for it in block], 5, floor)
-        inner = queries @ queries.T
-        fresh: list[tuple[int, str, str | None]] = []  # (row in block, id, project) of this block's new lessons
-        fresh_rows = np.zeros(len(block), dtype=np.int64)
-        for r, it in enumerate(block):
-            key = _key(it.text, it.trigger, it.project)
-            if existing.get(key):  # an exact copy earlier in this file
-                counts["seen" if count_once else "exists"] += 1
-                if it.ref:
-                    id_map[it.ref] = existing[key]
-                continue
-            held = review_reasons(it.text)  # poisoning guard, as for any lesson
-            hits = store_hits.get(id(it), []) + base[r]
-            if fresh:
-                near = np.flatnonzero(inner[r, fresh_rows[: len(fresh)]] >= floor)
-                hits += [
-                    (fresh[f][1], float(inner[r, fresh[f][0]]))
-                    for f in near
-                    if not fresh[f][2] or fresh[f][2] == it.project
-                ]
-            hits = sorted(hits, key=lambda h: -h[1])[:5]
-            same_scope = [(i, s) for i, s in hits if known[i].project == it.project and not known[i].superseded]
-            conflicting = [
-                i
-                for i, s in same_scope
-                if not held and s >= CONFLICT_MIN_SIMILARITY and contradicts(it.tags, known[i].tags)
-            ]
-            target = None
-            if not conflicting:
-                target = next(
-                    (i for i, s in same_scope if s >= dedup and same_action(it.trigger, known[i].trigger)), None
-                )
-            if target is not None:
-                counts["seen"] += 1
-                if not (count_once and target in counted):
-                    seen_bumps.setdefault(target, []).append(it)
-                    counted.add(target)
-                existing[key] = target
-                if it.ref:
-                    id_map[it.ref] = target
-                continue
-            exp = Experience(
-                text=it.text,
-                trigger=it.trigger,
-                kind=it.kind,
-                project=it.project,
-                tags=it.tags + hold_tags(held),
-                confidence=it.confidence,
-                source=it.source,
-                topic=it.topic if it.topic is not None else _topic_of(it.trigger),
-                created_at=now,
-                last_seen=now,
-            )
-            if it.tier is not None:
-                exp.tier = it.tier
-            if it.created_at is not None and 0 < it.created_at <= now:
-                exp.created_at = float(it.created_at)
-            for name in ("seen_count", "hits", "follows", "ignores", "irrelevant"):
-                value = it.evidence.get(name)
-                if isinstance(value, int) and value >= 0:
-                    setattr(exp, name, max(value, 1) if name == "seen_count" else value)
-            new[exp.id] = exp
-            new_rows[exp.id] = start + r
-            fresh_rows[len(fresh)] = r
-            fresh.append((r, exp.id, it.project))
-            known[exp.id] = _Known(exp.project, exp.trigger, exp.tags, False)
-            existing[key] = exp.id
-            counted.add(exp.id)
-            if it.ref:
-                id_map[it.ref] = exp.id
-            if conflicting:
-                counts["supersedes"] += 1
-                for loser in conflicting:
-                    supersede_pairs.append((loser, exp.id))
-                    known[loser].superseded = True
-            elif same_scope and same_scope[0][1] >= related:
-                counts["related"] += 1
-                edges.append((exp.id, same_scope[0][0], "relates-to", float(same_scope[0][1])))
-            else:
-                counts["new"] += 1
-        index.add([i for _, i, _ in fresh], queries[[j for j, _, _ in fresh]], [p for _, _, p in fresh])
-        steps(1, start + len(block), len(todo))
-    clock.lap("decide")
-    # Links inside the file, by the ids they had there.
-    for it in todo:
-        if not it.superseded_ref:
-            continue
-        local, newer = id_map.get(it.ref), id_map.get(it.superseded_ref)
-        if local and newer and local != newer and local in new:
-            new[local].superseded_by = newer
-            new[local].tier = max(new[local].tier, int(Tier.QA))
-    # 3. write: lessons merged into stored ones, then new lessons, then supersession, then edges
-    stored_ids = [i for i in list(seen_bumps) + [o for o, _ in supersede_pairs] if i not in new]
-    stored = {e.id: e for e in store.get_many(stored_ids)} if stored_ids else {}
-    changed: dict[str, Experience] = {}
-    for target, bumps in seen_bumps.items():
-        exp = new.get(target) or stored.get(target)
-        if exp is None:
-            continue
-        for it in bumps:
-            exp.seen_count += 1
-            exp.last_seen = now
-            exp.confidence = min(1.0, exp.confidence + SEEN_CONFIDENCE_STEP)
-            for tag in it.tags:
-                if tag not in exp.tags and not tag.startswith(STANCE_PREFIXES):
-                    exp.tags.append(tag)
-            if stronger_tier_on_seen and it.tier is not None and it.tier < exp.tier and not exp.superseded_by:
-                exp.tier = it.tier  # your lesson, confirmed elsewhere: keep the stronger tier
-        if target not in new:
-            changed[target] = exp
-    for old_id, new_id in supersede_pairs:
-        old = new.get(old_id) or stored.get(old_id)
-        newer = new[new_id]
-        if old is None:
-            continue
-        old.superseded_by = new_id
-        old.tier = max(old.tier, int(Tier.QA))  # a superseded rule never blocks
-        if not old.topic:
-            old.topic = newer.topic or _topic_of(old.trigger)
-        newer.topic = old.topic
-        if old_id not in new:
-            changed[old_id] = old
-        edges.append((new_id, old_id, "supersedes", 1.0))
-    # New lessons in pages: the store turns vectors into lists of floats, and one
-    # page at a time keeps that bounded on a 100k import.
-    fresh_ids = list(new)
-    for page in range(0, len(fresh_ids), WRITE_PAGE):
-        ids = fresh_ids[page : page + WRITE_PAGE]
-        store.add_vectors([new[i] for i in ids], vectors[[new_rows[i] for i in ids]])
-        steps(2, page + len(ids), len(fresh_ids))
-    if changed:
-        store.update_many(list(changed.values()))
-    clock.lap("write")
-    if edges:
-        store.add_edges(edges)
-    clock.lap("edges")
-    steps(3, 0, 1)
-    return counts, id_map
+    run = _Bulk(ctx, len(items), progress, count_once, now, stronger_tier_on_seen, timings)
+    for start in range(0, len(items), IMPORT_BATCH):
+        run.batch(items[start : start + IMPORT_BATCH])
+    return run.finish()
 
 
 def _topic_of(trigger: str) -> str:
@@ -777,88 +882,326 @@ def _topic_of(trigger: str) -> str:
     return topic_of(trigger)
 
 
+class _Parser:
+    """Export records to :class:`_Item` (redacted), vectors decoded when carried."""
+
+    def __init__(self, ctx: EngineContext, as_global: bool) -> None:
+        store = ctx.store
+        self.dim = int(getattr(store.embedder, "dim", 0) or 0)
+        self.model = getattr(store.embedder, "name", "")
+        self.as_global = as_global
+
+    def item(self, rec: Any) -> _Item:
+        """One record; ValueError (with the reason) when it is not a lesson."""
+        from twiceshy.base.redact import redact
+
+        if not isinstance(rec, dict):
+            raise ValueError(f"a lesson is an object, not {type(rec).__name__}")
+        try:
+            if "text" not in rec:
+                raise ValueError('no "text"')
+            text, trigger = str(rec["text"]).strip(), str(rec.get("trigger") or rec["text"]).strip()
+            if not text:
+                raise ValueError("empty text")
+            tier = int(Tier.parse(rec.get("tier", int(Tier.RAW))))
+            project = None if self.as_global else (rec.get("project") or None)
+            prov = rec.get("provenance") or {}
+            evidence = prov.get("evidence") or {}
+            tags = [redact(str(t)) for t in rec.get("tags") or []]
+            confidence = float(rec.get("confidence", 0.5))
+            created = prov.get("created_at")
+            origin = prov.get("source") or ""
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{type(exc).__name__}: {exc}") from None
+        vector = None
+        carried = rec.get("embedding")
+        if isinstance(carried, dict) and carried.get("model") == self.model and self.dim:
+            vector = decode_vector(carried.get("f16"), self.dim)
+        clean_trigger = redact(trigger)
+        return _Item(
+            text=clean_trigger if text == trigger else redact(text),
+            trigger=clean_trigger,
+            project=project,
+            tags=tags,
+            kind=str(prov.get("kind") or "imported"),
+            source=f"import:{origin}" if origin else "import",
+            confidence=confidence,
+            topic=rec.get("topic") or None,
+            tier=tier,
+            created_at=float(created) if isinstance(created, (int, float)) else None,
+            evidence=evidence if isinstance(evidence, dict) else {},
+            ref=str(rec.get("id") or ""),
+            superseded_ref=str(rec.get("superseded_by") or ""),
+            # redaction changed the trigger: the carried vector is of the old text
+            vector=vector if clean_trigger == trigger else None,
+        )
+
+
+Invalid = Callable[[int, str], None]  # (line, or record number when there are no lines; reason)
+
+
+def _import_records(
+    ctx: EngineContext,
+    records: Iterable[tuple[int, Any]],
+    total: int,
+    edges: Callable[[], Iterable[Any]],
+    as_global: bool,
+    progress: Progress | None,
+    timings: dict[str, float] | None,
+    on_invalid: Invalid | None,
+) -> dict[str, int]:
+    """The import itself: records parsed and stored :data:`IMPORT_BATCH` at a time,
+    then the file's edges (``edges()`` is called once every record was read)."""
+    parser = _Parser(ctx, as_global)
+    run = _Bulk(ctx, total, progress, timings=timings)
+    clock = _Clock(timings)
+    invalid = 0
+    items: list[_Item] = []
+    for where, rec in records:
+        try:
+            items.append(parser.item(rec))
+        except ValueError as exc:
+            invalid += 1
+            run.done += 1  # the bar counts it as handled
+            if on_invalid is not None:
+                on_invalid(where, str(exc))
+        if len(items) >= IMPORT_BATCH:
+            clock.lap("parse")
+            run.batch(items)
+            clock.last = time.perf_counter()
+            items = []
+    clock.lap("parse")
+    if items or not run.batches:
+        run.batch(items)
+    counts, id_map = run.finish()
+    counts["invalid"] = invalid
+    from twiceshy.memory.store import EDGE_TYPES
+
+    found = []
+    for edge in edges():
+        if not isinstance(edge, dict):
+            continue
+        src, dst = id_map.get(str(edge.get("src"))), id_map.get(str(edge.get("dst")))
+        if src and dst and src != dst and edge.get("type") in EDGE_TYPES:
+            try:
+                found.append((src, dst, str(edge["type"]), float(edge.get("weight") or 1.0)))
+            except (TypeError, ValueError):
+                continue
+    if found:
+        ctx.store.add_edges(found)
+    return counts
+
+
 def import_data(
     ctx: EngineContext,
     data: Any,
     as_global: bool = False,
     progress: Progress | None = None,
     timings: dict[str, float] | None = None,
+    on_invalid: Invalid | None = None,
 ) -> dict[str, int]:
-    """Import an export document. Returns counts per outcome: ``new``,
-    ``related``, ``supersedes`` (stored), ``seen`` (merged into a lesson you had),
-    ``exists`` (already imported: skipped), ``invalid`` (bad record: skipped).
+    """Import an export document already in memory. Returns counts per outcome:
+    ``new``, ``related``, ``supersedes`` (stored), ``seen`` (merged into a lesson
+    you had), ``exists`` (already imported: skipped), ``invalid`` (bad record:
+    skipped; ``on_invalid(record number from 1, reason)`` is told each).
 
-    Bulk: see :func:`bulk_store`. Vectors carried by the file (written by
+    Bulk: see :class:`_Bulk`. Vectors carried by the file (written by
     :func:`export_data` with the same embedding model) are used once a sample
     of them re-embeds to the same vectors; otherwise triggers are embedded.
+    A file is better imported with :func:`import_file` (streamed).
     """
-    from twiceshy.base.redact import redact
-
     records = validate_export(data)
-    store = ctx.store
-    dim = int(getattr(store.embedder, "dim", 0) or 0)
-    model = getattr(store.embedder, "name", "")
-    items: list[_Item] = []
-    invalid = 0
-    clock = _Clock(timings)
-    for rec in records:
-        try:
-            text, trigger = str(rec["text"]).strip(), str(rec.get("trigger") or rec["text"]).strip()
-            if not text:
-                raise ValueError("empty text")
-            tier = int(Tier.parse(rec.get("tier", int(Tier.RAW))))
-            project = None if as_global else (rec.get("project") or None)
-            prov = rec.get("provenance") or {}
-            evidence = prov.get("evidence") or {}
-            tags = [redact(str(t)) for t in rec.get("tags") or []]
-            confidence = float(rec.get("confidence", 0.5))
-            created = prov.get("created_at")
-        except (KeyError, TypeError, ValueError, AttributeError):
-            invalid += 1
-            continue
-        origin = prov.get("source") or ""
-        vector = None
-        carried = rec.get("embedding")
-        if isinstance(carried, dict) and carried.get("model") == model and dim:
-            vector = decode_vector(carried.get("f16"), dim)
-        clean_trigger = redact(trigger)
-        items.append(
-            _Item(
-                text=redact(text),
-                trigger=clean_trigger,
-                project=project,
-                tags=tags,
-                kind=str(prov.get("kind") or "imported"),
-                source=f"import:{origin}" if origin else "import",
-                confidence=confidence,
-                topic=rec.get("topic") or None,
-                tier=tier,
-                created_at=float(created) if isinstance(created, (int, float)) else None,
-                evidence=evidence if isinstance(evidence, dict) else {},
-                ref=str(rec.get("id") or ""),
-                superseded_ref=str(rec.get("superseded_by") or ""),
-                # redaction changed the trigger: the carried vector is of the old text
-                vector=vector if clean_trigger == trigger else None,
-            )
-        )
-    clock.lap("parse")
-    counts, id_map = bulk_store(ctx, items, progress=progress, timings=timings)
-    counts["invalid"] = invalid
-    from twiceshy.memory.store import EDGE_TYPES
+    return _import_records(
+        ctx,
+        enumerate(records, 1),
+        len(records),
+        lambda: data.get("edges") or [],
+        as_global,
+        progress,
+        timings,
+        on_invalid,
+    )
 
-    edges = []
-    for edge in data.get("edges") or []:
-        if not isinstance(edge, dict):
-            continue
-        src, dst = id_map.get(str(edge.get("src"))), id_map.get(str(edge.get("dst")))
-        if src and dst and src != dst and edge.get("type") in EDGE_TYPES:
+
+def import_file(
+    ctx: EngineContext,
+    path: Path,
+    as_global: bool = False,
+    progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
+    on_invalid: Invalid | None = None,
+) -> dict[str, int]:
+    """Import an export file, streamed: memory is that of one batch of lessons
+    (:data:`IMPORT_BATCH`), not the file's. Any JSON layout is read (the export
+    writes one lesson per line; older files are one JSON document on any lines).
+
+    A first pass checks the whole file (JSON syntax, format, schema version)
+    and counts its lessons, so a broken file is refused — naming the line —
+    before anything is stored, and the progress bar knows its total. A record
+    that is JSON but not a lesson is skipped and reported with its line
+    (``on_invalid(line, reason)``). Counts as :func:`import_data`.
+    """
+    name = str(path)
+    head = _ExportReader.scan(path, name)
+    validate_export(head)
+    total = int(head["_lessons"])
+    edges: list[Any] = []
+    reader = _ExportReader(path, name, edges)
+    try:
+        return _import_records(ctx, reader.lessons(), total, lambda: edges, as_global, progress, timings, on_invalid)
+    finally:
+        reader.close()
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+READ_CHUNK = 1 << 20  # characters read at a time
+MAX_VALUE = 64 << 20  # a single JSON value (one lesson, a header field) larger than this is refused
+
+
+class _ExportReader:
+    """An export document read incrementally from a file: each lesson is decoded
+    on its own (``json.JSONDecoder.raw_decode`` over a buffer refilled as it
+    drains), with the line it starts on. Errors are :class:`PortableError` naming
+    the file and line."""
+
+    def __init__(self, path: Path, name: str, edges: list[Any] | None = None) -> None:
+        try:
+            self.fh = open(path, encoding="utf-8", errors="strict")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise PortableError(f"cannot read {name}: {exc.strerror}") from None
+        self.name, self.edges = name, edges
+        self.buf, self.pos, self.line, self.eof = "", 0, 1, False
+        self.decode = json.JSONDecoder().raw_decode
+
+    def close(self) -> None:
+        self.fh.close()
+
+    @classmethod
+    def scan(cls, path: Path, name: str) -> dict[str, Any]:
+        """The document's fields other than lessons and edges (``lessons`` an
+        empty list when it is a list), with ``_lessons``: how many. Reads it all
+        once, a value at a time; raises on any syntax error."""
+        reader = cls(path, name)
+        try:
+            head: dict[str, Any] = {}
+            n = 0
+            for key, value in reader.fields():
+                if key == "lessons" and value is _LIST:
+                    head["lessons"] = []
+                    for _ in reader.items():
+                        n += 1
+                elif key == "edges" and value is _LIST:
+                    for _ in reader.items():
+                        pass
+                else:
+                    head[key] = value
+            head["_lessons"] = n
+            return head
+        finally:
+            reader.close()
+
+    def lessons(self) -> Iterator[tuple[int, Any]]:
+        """(line, record) for each lesson, in file order; the edges are gathered
+        into ``self.edges`` as they are met (they follow the lessons in an export)."""
+        for key, value in self.fields():
+            if key == "lessons" and value is _LIST:
+                yield from self.items()
+            elif key == "edges" and value is _LIST:
+                for _, edge in self.items():
+                    if self.edges is not None:
+                        self.edges.append(edge)
+
+    # -- the JSON walk -----------------------------------------------------
+
+    def _error(self, what: str, line: int | None = None) -> PortableError:
+        return PortableError(f"{self.name} is not JSON: {what} (line {line or self.line})")
+
+    def _fill(self) -> bool:
+        """More text into the buffer (what was consumed is dropped); False at the end."""
+        if self.eof:
+            return False
+        try:
+            chunk = self.fh.read(max(READ_CHUNK, len(self.buf) - self.pos))
+        except UnicodeDecodeError:
+            raise self._error("not UTF-8 text") from None
+        except OSError as exc:
+            raise PortableError(f"cannot read {self.name}: {exc.strerror}") from None
+        if not chunk:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def _peek(self) -> str:
+        while True:
+            end = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            self.line += self.buf.count("\n", self.pos, end)
+            self.pos = end
+            if self.pos < len(self.buf) or not self._fill():
+                return self.buf[self.pos : self.pos + 1]
+
+    def _expect(self, chars: str, what: str) -> str:
+        got = self._peek()
+        if not got or got not in chars:
+            raise self._error(f"expected {what}, found {got!r}" if got else f"ended where {what} was expected")
+        self.pos += 1
+        return got
+
+    def _value(self) -> tuple[int, Any]:
+        self._peek()
+        line = self.line
+        while True:
             try:
-                edges.append((src, dst, str(edge["type"]), float(edge.get("weight") or 1.0)))
-            except (TypeError, ValueError):
-                continue
-    if edges:
-        store.add_edges(edges)
-    return counts
+                value, end = self.decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                # Perhaps only cut off by the end of the buffer: read more and retry.
+                if len(self.buf) - self.pos < MAX_VALUE and self._fill():
+                    continue
+                raise self._error(exc.msg, line + self.buf.count("\n", self.pos, exc.pos)) from None
+            if end == len(self.buf) and not self.eof and isinstance(value, (int, float)):
+                if self._fill():  # a number may go on in the next chunk
+                    continue
+            self.line += self.buf.count("\n", self.pos, end)
+            self.pos = end
+            return line, value
+
+    def fields(self) -> Iterator[tuple[str, Any]]:
+        """(key, value) of the top-level object; a list value is :data:`_LIST`
+        and must be walked with :meth:`items` before the next field."""
+        if self._peek() == "":
+            raise self._error("the file is empty")
+        self._expect("{", "an object")
+        if self._peek() == "}":
+            self.pos += 1
+        else:
+            while True:
+                _, key = self._value()
+                if not isinstance(key, str):
+                    raise self._error("expected a field name")
+                self._expect(":", "':'")
+                if self._peek() == "[":
+                    self.pos += 1
+                    yield key, _LIST
+                else:
+                    yield key, self._value()[1]
+                if self._expect(",}", "',' or '}'") == "}":
+                    break
+        if self._peek() != "":
+            raise self._error("extra data after the document")
+
+    def items(self) -> Iterator[tuple[int, Any]]:
+        """(line, value) of the array just opened by :meth:`fields`."""
+        if self._peek() == "]":
+            self.pos += 1
+            return
+        while True:
+            yield self._value()
+            if self._expect(",]", "',' or ']'") == "]":
+                return
+
+
+_LIST = object()  # a field whose value is an array, read item by item
 
 
 # --------------------------------------------------------------------------
