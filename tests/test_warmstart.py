@@ -63,7 +63,9 @@ def test_an_aborted_or_raced_pass_keeps_the_old_cache_and_leaves_no_temp_file(ct
         return len(calls) > 2  # gives up before the third page
 
     store.add(Experience(text="newer", trigger="cargo publish"))
-    assert not warmstart.write_cache(store, abort=abort, page=4)
+    assert not warmstart.write_cache(store, abort=abort, page=4, incremental=False)  # a full pass, by pages
+    assert warmstart.cache_path(store.path).read_bytes() == before
+    assert not warmstart.write_cache(store, abort=lambda: True)  # an incremental pass gives up too
     assert warmstart.cache_path(store.path).read_bytes() == before
     assert not [p.name for p in Path(store.path).iterdir() if p.name.endswith(".tmp")]
     assert warmstart.open_cache(store.path, store.embedder.name) is None  # stale: a new engine opens Chroma
@@ -223,3 +225,115 @@ def test_engine_seeds_its_index_from_a_stale_cache_and_finds_what_was_written_si
     finally:
         engine_mod.stop(home, timeout=20)
         assert not serve_pids(home)
+
+
+def _contents(store) -> dict[str, tuple[list[float], str, dict, str, bool]]:
+    """What a cache file says about each lesson: vector, document, metadata, project, superseded."""
+    cache = warmstart.WarmCache(warmstart.cache_path(store.path))
+    out = {}
+    for i, exp_id in enumerate(cache.ids):
+        doc, meta = cache.row(i)
+        code = int(cache.project_of[i])
+        project = cache.project_names[code - 1] if code else ""
+        out[exp_id] = ([round(float(x), 5) for x in cache.vectors[i]], doc, meta, project, bool(cache.superseded[i]))
+    return out
+
+
+class _CountingCollection:
+    """Chroma's collection, with every ``get`` recorded (ids asked for, or a page)."""
+
+    def __init__(self, col) -> None:
+        self._col = col
+        self.gets: list[dict] = []
+
+    def get(self, *args, **kwargs):
+        self.gets.append(kwargs)
+        return self._col.get(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._col, name)
+
+
+def test_incremental_rewrite_reads_only_what_changed_and_equals_a_full_one(ctx) -> None:
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    store.add_edge(lessons[0].id, lessons[1].id, "relates-to")
+    assert warmstart.write_cache(store)
+    assert "merged" not in warmstart.WarmCache(warmstart.cache_path(store.path)).header  # the first one is full
+    added, edited, gone = "feedfacecafe0002", lessons[3].id, lessons[6].id
+    subprocess.run([PY, "-c", WRITER, added, edited, gone], env=dict(os.environ), check=True, timeout=120)
+    store.refresh_if_stale()
+    hit = store.get(lessons[9].id)
+    hit.hits, hit.superseded_by = 7, lessons[8].id
+    store.update(hit)
+    store.add_edge(lessons[2].id, lessons[4].id, "generalizes")  # edges name no lesson in the journal
+
+    counting = _CountingCollection(store._col)
+    store._col = counting
+    assert warmstart.write_cache(store)
+    store._col = counting._col
+    assert all("limit" not in g and set(g["ids"]) <= {added, edited, gone, hit.id} for g in counting.gets)
+    header = warmstart.WarmCache(warmstart.cache_path(store.path)).header
+    assert header["merged"] == 3  # added, edited, hit; the forgotten one is gone
+    merged = _contents(store)
+    assert warmstart.open_cache(store.path, store.embedder.name) is not None  # current
+    assert warmstart.rewrite_cache(store)
+    full = _contents(store)
+    assert merged == full and added in merged and gone not in merged
+    assert merged[edited][3] == "proj-9" and merged[hit.id][4] and merged[hit.id][2]["hits"] == 7
+    cache = warmstart.open_cache(store.path, store.embedder.name)
+    assert cache is not None
+    assert {(e["src"], e["type"]) for e in cache.edges or []} == {
+        (lessons[0].id, "relates-to"),
+        (lessons[2].id, "generalizes"),
+    }
+    stamp = warmstart.cache_path(store.path).stat().st_mtime_ns
+    assert warmstart.update_cache(store) is True  # nothing changed since: nothing to do
+    assert warmstart.cache_path(store.path).stat().st_mtime_ns == stamp
+
+
+def test_incremental_rewrite_under_a_concurrent_writer_stays_consistent(ctx) -> None:
+    """Another process writes while the pass reads: that pass gives up (the old
+    cache stays), the next one takes the write in, and a seed built from it is right."""
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    assert warmstart.write_cache(store)
+    store.delete(lessons[0].id)  # something for the pass to read
+    before = warmstart.cache_path(store.path).read_bytes()
+    added, edited, gone = "feedfacecafe0003", lessons[3].id, lessons[6].id
+    wrote: list[int] = []
+
+    def write_meanwhile() -> bool:  # asked between the pass's reads: the other process writes right then
+        if not wrote:
+            subprocess.run([PY, "-c", WRITER, added, edited, gone], env=dict(os.environ), check=True, timeout=120)
+            wrote.append(1)
+        return False
+
+    assert warmstart.write_cache(store, abort=write_meanwhile) is False
+    assert wrote and warmstart.cache_path(store.path).read_bytes() == before
+    assert not [p.name for p in Path(store.path).iterdir() if p.name.endswith(".tmp")]
+    store.refresh_if_stale()
+    assert warmstart.write_cache(store)
+    assert warmstart.WarmCache(warmstart.cache_path(store.path)).header["merged"] == 2  # added, edited
+    merged = _contents(store)
+    assert added in merged and gone not in merged and lessons[0].id not in merged
+    assert merged[edited][3] == "proj-9"
+    assert warmstart.open_cache(store.path, store.embedder.name) is not None
+    assert warmstart.rewrite_cache(store)
+    assert _contents(store) == merged
+
+
+def test_a_rotated_journal_falls_back_to_a_full_rewrite(ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    assert warmstart.write_cache(store)
+    monkeypatch.setattr(index_mod, "JOURNAL_MAX_BYTES", 1)  # the next append starts a new epoch
+    store.delete(lessons[1].id)
+    assert warmstart.update_cache(store) is None  # the journal cannot say what changed
+    assert warmstart.write_cache(store)
+    header = warmstart.WarmCache(warmstart.cache_path(store.path)).header
+    assert "merged" not in header and header["journal"][0] == store.journal_position()[0]
+    assert lessons[1].id not in header["ids"] and len(header["ids"]) == len(lessons) - 1

@@ -47,6 +47,9 @@ FILE_NAME = "warmstart.bin"
 PAGE = 1000  # rows read and written at a time: bounds the writer's memory and how long it holds the GIL
 MAX_EDGES = 50_000  # more edges than this: edges are not cached (edge lookups wait for Chroma)
 EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
+INCREMENTAL_MIN = 2000  # changed rows an incremental rewrite always takes on...
+INCREMENTAL_FRACTION = 5  # ...and beyond that up to this fraction of the store (then a full pass)
+COPY_ROWS = 4096  # old vectors copied per write by an incremental rewrite
 
 
 def cache_path(store_path: Path) -> Path:
@@ -60,8 +63,25 @@ def read_generation(store_path: Path) -> str:
         return ""
 
 
-def write_cache(store: Any, abort: Callable[[], bool] | None = None, page: int = PAGE) -> bool:
-    """Write the cache of an open embedded :class:`ExperienceStore`, streaming.
+def write_cache(
+    store: Any, abort: Callable[[], bool] | None = None, page: int = PAGE, incremental: bool = True
+) -> bool:
+    """Bring the cache of an open embedded :class:`ExperienceStore` up to date.
+
+    First incrementally (:func:`update_cache`: the rows the change journal
+    names since the cache was written, re-read and merged); when that cannot
+    say what changed, a full rewrite (:func:`rewrite_cache`). Returns False
+    (nothing written) when the store changed while it was read or when
+    ``abort()`` says to give up."""
+    if incremental:
+        done = update_cache(store, abort)
+        if done is not None:
+            return done
+    return rewrite_cache(store, abort, page)
+
+
+def rewrite_cache(store: Any, abort: Callable[[], bool] | None = None, page: int = PAGE) -> bool:
+    """Write the cache of ``store`` from every row, streaming.
 
     Returns False (nothing written) when the store changed while it was read
     or when ``abort()`` (asked between pages) says to give up."""
@@ -119,11 +139,7 @@ def write_cache(store: Any, abort: Callable[[], bool] | None = None, page: int =
                 del got, vecs
                 if len(batch) < page:
                     break
-            edges: list[dict[str, Any]] | None = None
-            edges_col = getattr(store, "_edges", None)
-            if edges_col is not None and edges_col.count() <= MAX_EDGES:
-                got = edges_col.get(include=["metadatas"])
-                edges = [dict(m) for m in got["metadatas"] if m]
+            edges = _read_edges(store)
             if read_generation(path) != generation:
                 return False  # someone wrote meanwhile: the next pass writes a consistent one
             rows_off = fh.tell()
@@ -160,6 +176,206 @@ def write_cache(store: Any, abort: Callable[[], bool] | None = None, page: int =
                 pass
 
 
+def _read_edges(store: Any) -> list[dict[str, Any]] | None:
+    """Every edge's metadata (None past :data:`MAX_EDGES`: edge lookups then wait for Chroma).
+    Always read whole: edge writes move the generation but name no lesson in the journal."""
+    edges_col = getattr(store, "_edges", None)
+    if edges_col is None or edges_col.count() > MAX_EDGES:
+        return None
+    got = edges_col.get(include=["metadatas"])
+    return [dict(m) for m in got["metadatas"] if m]
+
+
+def update_cache(store: Any, abort: Callable[[], bool] | None = None) -> bool | None:
+    """Rewrite the cache from the old one plus the rows changed since it was written.
+
+    The old cache records the journal position its rows are current to; the
+    ids the journal names after it (any process, before and after each
+    Chroma write: see the store's ``_announce``) are re-read from Chroma, the
+    others are copied from the old file in runs, so the Chroma reads are
+    proportional to what changed (the file is still rewritten whole, atomically,
+    which is a sequential copy). Returns True/False like :func:`rewrite_cache`,
+    or None when the old cache cannot be brought up to date this way
+    (missing, another embedder or collection, journal rotated, too much changed):
+    the caller then rewrites in full.
+    """
+    path = getattr(store, "path", None)
+    col = getattr(store, "_col", None)
+    if path is None or col is None or not hasattr(store, "changed_since"):
+        return None
+    old = open_cache(path, store.embedder.name, current=False)
+    if old is None or not old.header.get("journal"):
+        return None
+    if old.header.get("collection") != getattr(store, "collection_name", ""):
+        return None
+    got = store.changed_since(old.header["journal"])
+    if got is None:
+        return None
+    position, changed = got
+    n_old = len(old.ids)
+    if len(changed) > max(INCREMENTAL_MIN, n_old // INCREMENTAL_FRACTION):
+        return None  # a full pass reads sequentially: cheaper than this many lookups
+    generation = read_generation(path)
+    if generation == old.generation and not changed:
+        return True  # nothing moved since
+    dim = old.vectors.shape[1] if n_old else 0
+    fresh: dict[str, tuple[np.ndarray, str, dict[str, Any]]] = {}
+    for start in range(0, len(changed), PAGE):
+        if abort is not None and abort():
+            return False
+        rows = col.get(ids=changed[start : start + PAGE], include=["embeddings", "documents", "metadatas"])
+        if not rows["ids"]:
+            continue
+        vecs = np.asarray(rows["embeddings"], dtype=np.float32)
+        if vecs.ndim != 2 or (dim and vecs.shape[1] != dim):
+            return None
+        dim = vecs.shape[1]
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        vecs /= norms
+        for j, (exp_id, doc, meta) in enumerate(zip(rows["ids"], rows["documents"], rows["metadatas"])):
+            fresh[exp_id] = (vecs[j].copy(), doc, meta or {})
+    edges = _read_edges(store)
+    if abort is not None and abort():
+        return False
+
+    # The new order: the old rows (changed ones in place, deleted ones out), then new ones.
+    # A segment is a run [a, b) of old rows copied as they are, or one fresh id.
+    touched = sorted(old.pos[i] for i in changed if i in old.pos)
+    segments: list[tuple[int, int] | str] = []
+    prev = 0
+    for k in touched:
+        if prev < k:
+            segments.append((prev, k))
+        if old.ids[k] in fresh:
+            segments.append(old.ids[k])
+        prev = k + 1
+    if prev < n_old:
+        segments.append((prev, n_old))
+    segments.extend(i for i in changed if i in fresh and i not in old.pos)
+
+    codes = dict(old.project_codes)
+    old_offsets = np.asarray(old._offsets, dtype=np.int64)
+    vec_start = PRELUDE.unpack_from(old._map, len(MAGIC))[2]
+    rows_start = old._rows_start
+    row_bytes = dim * 4
+    target = cache_path(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(path))
+    tmp = Path(tmp_name)
+    done = False
+    try:
+        src = os.open(old.path, os.O_RDONLY)
+    except OSError:
+        os.close(fd)
+        os.unlink(tmp)
+        return None
+    try:
+        os.fchmod(fd, 0o600)
+        ids: list[str] = []
+        offsets: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        project_of: list[np.ndarray] = []
+        superseded: list[np.ndarray] = []
+        end = 0
+        # Unbuffered: the old runs are copied file to file by the kernel (never
+        # mapped or read into this process, so they add nothing to its RSS).
+        with (
+            os.fdopen(fd, "w+b", buffering=0) as fh,
+            tempfile.TemporaryFile(dir=str(path), buffering=0) as rows_fh,
+        ):
+            fh.write(MAGIC + bytes(PRELUDE.size))
+            vec_off = _align(fh.tell())
+            fh.write(bytes(vec_off - fh.tell()))
+            for seg in segments:
+                if isinstance(seg, tuple):
+                    a, b = seg
+                    _copy(src, fh, vec_start + a * row_bytes, (b - a) * row_bytes)
+                    lo, hi = int(old_offsets[a]), int(old_offsets[b])
+                    _copy(src, rows_fh, rows_start + lo, hi - lo)
+                    offsets.append(old_offsets[a + 1 : b + 1] - lo + end)
+                    end += hi - lo
+                    project_of.append(old.project_of[a:b])
+                    superseded.append(np.flatnonzero(old.superseded[a:b]) + len(ids))
+                    ids.extend(old.ids[a:b])
+                else:
+                    vec, doc, meta = fresh[seg]
+                    _write_all(fh, vec.tobytes())
+                    row = json.dumps([doc, meta], separators=(",", ":")).encode("utf-8")
+                    _write_all(rows_fh, row)
+                    end += len(row)
+                    offsets.append(np.asarray([end], dtype=np.int64))
+                    project = str(meta.get("project") or "")
+                    code = codes.setdefault(project, len(codes) + 1) if project else 0
+                    project_of.append(np.asarray([code], dtype=np.int32))
+                    if meta.get("superseded_by"):
+                        superseded.append(np.asarray([len(ids)], dtype=np.int64))
+                    ids.append(seg)
+            if read_generation(path) != generation:
+                return False  # someone wrote meanwhile: the next pass catches up
+            rows_off = fh.tell()
+            _copy(rows_fh.fileno(), fh, 0, end)
+            header = json.dumps(
+                {
+                    "generation": generation,
+                    "embedder": store.embedder.name,
+                    "collection": getattr(store, "collection_name", ""),
+                    "ids": ids,
+                    "offsets": np.concatenate(offsets).tolist(),
+                    "projects": [name for name, _ in sorted(codes.items(), key=lambda kv: kv[1])],
+                    "project_of": np.concatenate(project_of).tolist() if project_of else [],
+                    "superseded": np.concatenate(superseded).tolist() if superseded else [],
+                    "edges": edges,
+                    "journal": list(position),
+                    "written_at": round(time.time(), 3),
+                    "merged": len(fresh),
+                },
+                separators=(",", ":"),
+            ).encode("utf-8")
+            header_off = fh.tell()
+            _write_all(fh, header)
+            os.pwrite(
+                fh.fileno(),
+                PRELUDE.pack(len(ids), dim if ids else 0, vec_off, rows_off, header_off, len(header)),
+                len(MAGIC),
+            )
+        os.replace(tmp, target)
+        done = True
+        return True
+    finally:
+        os.close(src)
+        old.close()
+        if not done:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _write_all(dst: Any, data: bytes) -> None:
+    """Write all of ``data`` to an unbuffered file (a raw write may be partial)."""
+    view = memoryview(data)
+    while view:
+        view = view[dst.write(view) :]
+
+
+def _copy(src_fd: int, dst: Any, offset: int, length: int) -> None:
+    """Append ``length`` bytes of ``src_fd`` from ``offset`` to the unbuffered file
+    ``dst``: in the kernel when it can (``copy_file_range``), else 4 MiB at a time."""
+    dst_fd = dst.fileno()
+    while length > 0:
+        try:
+            n = os.copy_file_range(src_fd, dst_fd, min(length, 1 << 30), offset)
+        except (OSError, AttributeError):
+            n = 0
+        if n <= 0:
+            chunk = os.pread(src_fd, min(length, 1 << 22), offset)
+            if not chunk:
+                raise ValueError("truncated warm-start cache")
+            _write_all(dst, chunk)
+            n = len(chunk)
+        offset += n
+        length -= n
+
+
 def _align(offset: int, to: int = 64) -> int:
     return (offset + to - 1) // to * to
 
@@ -168,6 +384,7 @@ class WarmCache:
     """A cache file mapped read-only."""
 
     def __init__(self, path: Path) -> None:
+        self.path = Path(path)
         with open(path, "rb") as fh:
             self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         if self._map[: len(MAGIC)] != MAGIC or len(self._map) < len(MAGIC) + PRELUDE.size:
@@ -195,6 +412,14 @@ class WarmCache:
             for end in {edge.get("src"), edge.get("dst")}:
                 if end:
                     self.adjacent.setdefault(str(end), []).append(edge)
+
+    def close(self) -> None:
+        """Unmap the file (no array from :attr:`vectors` may be used after this)."""
+        try:
+            self.vectors = np.zeros((0, 0), dtype=np.float32)
+            self._map.close()
+        except (BufferError, ValueError):
+            pass  # still referenced somewhere: the mapping goes with the last reference
 
     def fill_index(self, index: Any) -> tuple[str, int] | None:
         """Load these rows into a :class:`~twiceshy.memory.index.VectorIndex`
@@ -391,4 +616,4 @@ class _Empty:
 _EMPTY: Any = _Empty()
 
 
-__all__ = ["WarmCache", "WarmStore", "cache_path", "open_cache", "write_cache"]
+__all__ = ["WarmCache", "WarmStore", "cache_path", "open_cache", "rewrite_cache", "update_cache", "write_cache"]
