@@ -458,22 +458,32 @@ def generalise(ctx: EngineContext, rules: list[Experience]) -> int:
     # Cluster on what a rule is about and what it says: triggers alone are short
     # commands that differ in their arguments ("pip install x" vs "sudo pip install y").
     vectors = store.embedder.embed([f"{r.trigger}\n{r.text}" for r in rules])
-    created = 0
-    for group in _clusters(vectors, cfg["principle_similarity"]):
-        members = [rules[i] for i in group]
-        if len(members) < cfg["principle_min_rules"]:
-            continue
-        existing = None
-        for member in members:
-            for edge in store.edges(member.id):
-                if edge.get("type") == "generalizes" and edge.get("dst") == member.id:
-                    existing = edge.get("src")
-                    break
-            if existing:
-                break
-        if existing and store.get(existing) is not None:
-            for member in members:
-                store.add_edge(existing, member.id, "generalizes")
+    groups = [
+        [rules[i] for i in group]
+        for group in _clusters(vectors, cfg["principle_similarity"])
+        if len(group) >= cfg["principle_min_rules"]
+    ]
+    if not groups:
+        return 0
+    # The principles that already generalise any member: one batched edge read
+    # and one read of those principles, not two queries per member.
+    parent: dict[str, str] = {}
+    members_ids = [m.id for members in groups for m in members]
+    edges = (
+        store.edges_of(members_ids) if hasattr(store, "edges_of") else [e for i in members_ids for e in store.edges(i)]
+    )
+    linked: set[tuple[str, str]] = set()
+    for edge in edges:
+        if edge.get("type") == "generalizes" and edge.get("dst") and edge.get("src"):
+            parent.setdefault(str(edge["dst"]), str(edge["src"]))
+            linked.add((str(edge["src"]), str(edge["dst"])))
+    alive = {e.id for e in store.get_many(sorted(set(parent.values())))} if parent else set()
+    new_edges: list[tuple[str, str, str, float]] = []
+    principles: list[Experience] = []
+    for members in groups:
+        existing = next((parent[m.id] for m in members if m.id in parent), None)
+        if existing and existing in alive:
+            new_edges.extend((existing, m.id, "generalizes", 1.0) for m in members if (existing, m.id) not in linked)
             continue
         text, trigger = deterministic_principle(members)
         written = llm_principle(ctx, members)
@@ -491,11 +501,22 @@ def generalise(ctx: EngineContext, rules: list[Experience]) -> int:
             topic=members[0].topic,
             source="llm" if written else "cluster",
         )
-        store.add(principle)
-        for member in members:
-            store.add_edge(principle.id, member.id, "generalizes")
-        created += 1
-    return created
+        principles.append(principle)
+        new_edges.extend((principle.id, m.id, "generalizes", 1.0) for m in members)
+    # Batched writes (a Chroma write costs ~50-90 ms however small): the
+    # principles, then every new edge in one call (edges that exist are not rewritten).
+    if principles:
+        if hasattr(store, "add_many"):
+            store.add_many(principles)
+        else:
+            for principle in principles:
+                store.add(principle)
+    if hasattr(store, "add_edges"):
+        store.add_edges(new_edges)
+    else:
+        for src, dst, kind, weight in new_edges:
+            store.add_edge(src, dst, kind, weight)
+    return len(principles)
 
 
 # --------------------------------------------------------------------------
