@@ -4,8 +4,13 @@ A rule must hold while the engine is cold, busy, slow or down. The stdlib
 hook client cannot search the store, so every process that writes the
 store keeps ``<data dir>/rules.json`` (mode 0600, replaced atomically) in
 step with it: the store calls :meth:`RulesSnapshot.on_write` after each
-write, and the engine rebuilds the file in full once it has the store open
-(that heals a snapshot some crashed writer left behind). The client
+write, and the engine checks the file once it has the store open
+(:meth:`RulesSnapshot.ensure`): the file records the store's change-journal
+position it is complete to, so the engine re-reads only the lessons the
+journal names since (that heals a snapshot some crashed writer left behind:
+every write is named in the journal before it reaches Chroma), and rebuilds
+in full, a page at a time, only when the file is missing, damaged, of other
+block tiers, or the journal cannot say (rotated, another store). The client
 (:mod:`twiceshy.hooks.wire`) reads it only when the engine did not answer,
 and denies a call when a rule's contrastive signature matches — the same
 :func:`twiceshy.hooks.match.matches` the engine applies.
@@ -14,7 +19,8 @@ File format (version 1)::
 
     {"v": 1, "written_at": <unix time>, "block_tiers": [1],
      "rules": [{"id": ..., "tier": 1, "project": "<fingerprint>" | null,
-                "signature": {...} | null, "reason": "Blocked by twiceshy: ..."}]}
+                "signature": {...} | null, "reason": "Blocked by twiceshy: ..."}],
+     "journal": [<epoch>, <offset>]}   # optional: complete up to there (the engine's check)
 
 A rule without a signature is listed (``twiceshy doctor`` can say so) but
 never matches in the client: the client only denies what the engine would.
@@ -35,6 +41,9 @@ from twiceshy.base.types import Experience
 VERSION = 1
 FILE_NAME = "rules.json"
 HOLD_TAG = "review:held"  # twiceshy.learning.review.HOLD_TAG (not imported: keep this module light)
+
+CATCH_UP_MAX = 20_000  # lessons the start-up check re-reads at most (beyond: a paged rebuild)
+ADVANCE_AFTER = 200  # a backlog this long moves the file's position even when no rule changed
 
 DENY_HEADER = "Blocked by twiceshy: a confirmed rule from earlier sessions applies."
 
@@ -164,38 +173,112 @@ class RulesSnapshot:
         if changed or not self.path.exists():
             self._apply(changed, set())
 
-    def _apply(self, changed: dict[str, dict[str, Any] | None], gone: set[str]) -> None:
+    def _apply(
+        self,
+        changed: dict[str, dict[str, Any] | None],
+        gone: set[str],
+        journal: list[Any] | None = None,
+        position_alone: bool = True,
+    ) -> bool:
+        """Merge into the file under its lock; returns whether it was rewritten.
+        ``journal``: the position the file is now complete to (the engine's
+        check; otherwise the file keeps the one it had). ``position_alone``:
+        whether a new position alone is worth rewriting the file for."""
         fd = self._locked()
         try:
             data = read(self.path)
             if data is None or data.get("block_tiers") != self.block_tiers:
-                data = self._fresh([])  # the engine's full rebuild fills in what an incremental write cannot see
+                data = self._fresh([])  # no position: the engine's next check rebuilds what this write cannot see
             rules = {str(r.get("id")): r for r in data["rules"] if isinstance(r, dict)}
+            before = len(rules)
+            moved = False
             for exp_id in gone:
-                rules.pop(exp_id, None)
+                moved |= rules.pop(exp_id, None) is not None
             for exp_id, entry in changed.items():
                 if entry is None:
-                    rules.pop(exp_id, None)
-                else:
+                    moved |= rules.pop(exp_id, None) is not None
+                elif rules.get(exp_id) != entry:
                     rules[exp_id] = entry
-            _write(self.path, self._fresh(sorted(rules.values(), key=lambda r: r["id"])))
+                    moved = True
+            position = journal if journal is not None else data.get("journal")
+            if not moved and before == len(rules) and self.path.exists():
+                if position == data.get("journal") or not position_alone:
+                    return False
+            fresh = self._fresh(sorted(rules.values(), key=lambda r: r["id"]))
+            if position:
+                fresh["journal"] = list(position)
+            _write(self.path, fresh)
         finally:
             os.close(fd)
         self._known = None
+        return True
 
     def rebuild(self, store: Any) -> int:
-        """Rewrite the file from every rule in ``store``. Returns the number of rules."""
+        """Rewrite the file from every rule in ``store``, read a page at a time.
+        Returns the number of rules."""
+        # The journal position first: whatever is written after it is re-read by the next check.
+        position = store.journal_position() if hasattr(store, "journal_position") else None
         where: dict[str, Any] = (
             {"tier": self.block_tiers[0]} if len(self.block_tiers) == 1 else {"tier": {"$in": self.block_tiers}}
         )
-        entries = [e for e in (entry_for(x, self.block_tiers) for x in store.all(where=where)) if e is not None]
+        pages = store.iter_pages(where=where) if hasattr(store, "iter_pages") else [store.all(where=where)]
+        entries: list[dict[str, Any]] = []
+        for page in pages:
+            entries.extend(e for e in (entry_for(x, self.block_tiers) for x in page) if e is not None)
+        fresh = self._fresh(sorted(entries, key=lambda r: r["id"]))
+        if position and position[0]:
+            fresh["journal"] = list(position)
         fd = self._locked()
         try:
-            _write(self.path, self._fresh(sorted(entries, key=lambda r: r["id"])))
+            _write(self.path, fresh)
         finally:
             os.close(fd)
         self._known = None
         return len(entries)
+
+    def catch_up(self, store: Any, since: list[Any] | tuple[str, int] | None = None) -> tuple[int, Any] | None:
+        """Bring the file up to date from the lessons the store's change journal
+        names since ``since`` (default: the position the file records).
+        Returns (lessons re-read, the journal position now), or None when that
+        cannot be done (file missing or damaged, other block tiers, no
+        position, journal rotated or of another store, or so many changes
+        that a rebuild is cheaper): then :meth:`rebuild`."""
+        data = read(self.path)
+        if data is None or data.get("block_tiers") != self.block_tiers or not (since or data.get("journal")):
+            return None
+        if not hasattr(store, "changed_since"):
+            return None
+        got = store.changed_since(since or data["journal"])
+        if got is None:
+            return None
+        position, ids = got
+        if len(ids) > CATCH_UP_MAX:
+            return None
+        if not ids:
+            return 0, position
+        found = {exp.id: exp for exp in store.get_many(ids)}
+        changed = {exp_id: entry_for(exp, self.block_tiers) for exp_id, exp in found.items()}
+        gone = {exp_id for exp_id in ids if exp_id not in found}
+        # With no rule changed, the position alone is written only for a long
+        # backlog: re-reading a few lessons at the next start beats a rewrite now.
+        self._apply(changed, gone, list(position), position_alone=len(ids) >= ADVANCE_AFTER)
+        return len(ids), position
+
+    def ensure(self, store: Any) -> tuple[str, int]:
+        """The engine's start-up check: catch up when the file can say where it
+        stands, else rebuild. Returns ("caught up"|"rebuilt", lessons read).
+
+        A second, short pass then re-reads what other processes wrote during the
+        first: their own update of the file may have been overwritten by ours."""
+        got = self.catch_up(store)
+        if got is None:
+            position = store.journal_position() if hasattr(store, "journal_position") else None
+            how, count = "rebuilt", self.rebuild(store)
+        else:
+            (count, position), how = got, "caught up"
+        if position and position[0]:
+            self.catch_up(store, since=position)
+        return how, count
 
 
 def attach(store: Any, config: Any, home: str | Path | None = None) -> RulesSnapshot:

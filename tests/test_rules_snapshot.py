@@ -1,0 +1,130 @@
+"""The rules snapshot's start-up check: caught up from the change journal, rebuilt only when it must be.
+
+Real Chroma on disk; the "crashed writer" is a real subprocess that dies right
+after its Chroma write, before it could update ``rules.json``. What the hook
+client would do with the file is asked of the client's own code
+(:func:`twiceshy.hooks.wire.snapshot_check`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from twiceshy.base.types import Experience
+from twiceshy.hooks import wire
+from twiceshy.memory import rules_snapshot
+
+PY = sys.executable
+SIGNATURE = {"v": 1, "kind": "command", "program": "git", "sub": ["push"], "present": ["--force|-f"]}
+PUSH = json.dumps({"cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}})
+
+# Writes through the store, then dies between its Chroma write and the snapshot update.
+CRASHING_WRITER = """
+import os, sys
+from twiceshy.base.types import Experience
+from twiceshy.engine.context import make_context
+store = make_context(None).store
+store.rules_snapshot.on_write = lambda *a, **k: os._exit(9)
+op, exp_id = sys.argv[1:3]
+if op == "add":
+    store.add(Experience(id=exp_id, text="Never force-push main", trigger="git push --force origin main",
+                         tier=1, structured={"signature": %r}))
+else:
+    exp = store.get(exp_id)
+    exp.tier = 3
+    store.update(exp)
+""" % (SIGNATURE,)
+
+
+def _crash_writing(op: str, exp_id: str) -> None:
+    out = subprocess.run([PY, "-c", CRASHING_WRITER, op, exp_id], env=dict(os.environ), timeout=120)
+    assert out.returncode == 9
+
+
+def _denies(home: Path) -> bool:
+    return wire.snapshot_check(str(home), "PreToolUse", PUSH.encode()) is not None
+
+
+def _lessons(n: int) -> list[Experience]:
+    return [
+        Experience(text=f"lesson {i}", trigger=f"make target{i}", tier=1 if i % 2 else 2, structured={})
+        for i in range(n)
+    ]
+
+
+@pytest.fixture
+def store(twiceshy_home: Path):
+    from twiceshy.engine.context import make_context
+
+    return make_context(None).store
+
+
+def test_start_up_check_catches_up_what_a_crashed_writer_left_out(twiceshy_home: Path, store) -> None:
+    store.add_many(_lessons(6))
+    snap = store.rules_snapshot
+    assert snap.ensure(store) == ("rebuilt", 3)  # no position recorded yet
+    assert snap.ensure(store) == ("caught up", 0)
+    assert rules_snapshot.read(snap.path)["journal"][0] == store.journal_position()[0]
+
+    _crash_writing("add", "c0ffee000001")
+    store.refresh_if_stale()
+    assert not _denies(twiceshy_home)  # the writer died before the snapshot heard of its rule
+    read: list[str] = []
+    real_get_many = store.get_many
+    store.get_many = lambda ids: read.extend(ids) or real_get_many(ids)
+    assert snap.ensure(store) == ("caught up", 1)
+    assert read == ["c0ffee000001"]  # only what the journal names, not every rule
+    assert _denies(twiceshy_home)
+
+    _crash_writing("demote", "c0ffee000001")  # demoted to a lesson, the snapshot not told
+    store.refresh_if_stale()
+    assert _denies(twiceshy_home)
+    assert snap.ensure(store) == ("caught up", 1)
+    assert not _denies(twiceshy_home)
+    ids = {r["id"] for r in rules_snapshot.read(snap.path)["rules"]}
+    assert ids == {e.id for e in store.all() if e.tier == 1}
+
+
+def test_a_damaged_snapshot_never_blocks_and_is_rebuilt_by_pages(
+    twiceshy_home: Path, store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.add_many(_lessons(4))
+    store.add(
+        Experience(
+            text="Never force-push main", trigger="git push --force", tier=1, structured={"signature": SIGNATURE}
+        )
+    )
+    snap = store.rules_snapshot
+    snap.ensure(store)
+    assert _denies(twiceshy_home)
+    whole = snap.path.read_bytes()
+    for damaged in (whole[: len(whole) // 2], b"\x00garbage", b'{"v": 1, "rules": "nope"}', b""):
+        snap.path.write_bytes(damaged)
+        assert not _denies(twiceshy_home)  # a broken file enforces nothing, and raises nothing
+        monkeypatch.setattr(store, "all", lambda *a, **k: pytest.fail("read every rule at once"))
+        assert snap.ensure(store)[0] == "rebuilt"
+        assert _denies(twiceshy_home)
+        assert len(rules_snapshot.read(snap.path)["rules"]) == 3
+
+
+def test_writes_keep_the_position_so_the_next_start_only_catches_up(twiceshy_home: Path, store) -> None:
+    store.add_many(_lessons(4))
+    snap = store.rules_snapshot
+    snap.ensure(store)
+    position = rules_snapshot.read(snap.path)["journal"]
+    rule = Experience(
+        text="Never force-push main", trigger="git push --force", tier=1, structured={"signature": SIGNATURE}
+    )
+    store.add(rule)  # a normal write: the snapshot follows it and keeps its position
+    data = rules_snapshot.read(snap.path)
+    assert data["journal"] == position and rule.id in {r["id"] for r in data["rules"]}
+    stamp = snap.path.stat().st_mtime_ns
+    assert snap.ensure(store) == ("caught up", 1)
+    assert snap.path.stat().st_mtime_ns == stamp  # nothing to change, short backlog: not rewritten
+    other = rules_snapshot.RulesSnapshot(snap.path, block_tiers=[1, 2])  # other block tiers: rebuilt
+    assert other.ensure(store) == ("rebuilt", 5)
