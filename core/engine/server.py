@@ -61,6 +61,7 @@ READY_WAIT_S = 60.0  # a hook request that arrives while the engine loads waits 
 WARM_CACHE_EVERY_S = 10.0  # how often the warm-start cache is checked against the store
 WARM_CACHE_AT_EXIT_MAX = 20_000  # lessons up to which a stopping engine still writes the cache
 WARM_CACHE_IDLE_S = 30.0  # a larger store's cache is rewritten only after this long without a request
+WARM_CACHE_AT_EXIT_CHANGED = 2_000  # a larger store's cache is brought up to date at exit if at most this many changed
 # Not needed for the first answer: none of these may be imported before it
 # (status reports any that were; tests/test_cold_start.py checks).
 HEAVY_MODULES = ("chromadb", "litellm", "mcp", "rich", "twiceshy.ops.ui", "httpx")
@@ -481,7 +482,9 @@ class Engine:
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
     def _write_warm_cache_at_exit(self) -> None:
-        """The next engine starts warm: write the cache if the store moved since (small stores only: exit stays fast)."""
+        """The next engine starts warm: write the cache if the store moved since.
+        A large store's only incrementally (a few changed rows: about a second at
+        100k), so exit stays fast."""
         from twiceshy.engine import warmstart
 
         store = self.ctx._store if self.ctx is not None else None
@@ -493,15 +496,20 @@ class Engine:
                 return
             if store.count() <= WARM_CACHE_AT_EXIT_MAX:
                 warmstart.write_cache(store)
+            else:
+                warmstart.update_cache(store, max_changed=WARM_CACHE_AT_EXIT_CHANGED)
         except Exception as exc:
             record_error("engine.warmstart", exc)
 
     def _maintain_snapshots(self) -> None:
         """Background: keep the rules snapshot and the warm-start cache in step with the store.
 
-        The rules snapshot is rebuilt in full once (it heals a file some
-        crashed or older writer left behind); the warm cache is rewritten
-        when the store's generation moved and the engine is quiet.
+        The rules snapshot is checked once (it heals a file some crashed or
+        older writer left behind): caught up from the change journal, rebuilt
+        a page at a time only when the file cannot say where it stands. The
+        warm cache is brought up to date when the store's generation moved and
+        the engine is quiet: the rows the journal names since the cache, or
+        every row when the journal cannot say.
         """
         from twiceshy.engine import warmstart
         from twiceshy.memory.index import release_heap
@@ -520,7 +528,11 @@ class Engine:
                             pass
                     snap = getattr(store, "rules_snapshot", None)
                     if snap is not None:
-                        snap.rebuild(store)
+                        started = time.perf_counter()
+                        how, lessons = snap.ensure(store)
+                        self.timing[f"rules snapshot {how} ({lessons} lessons read)"] = round(
+                            (time.perf_counter() - started) * 1000, 1
+                        )
                         release_heap()
                     rebuilt = True
                 path = getattr(store, "path", None)

@@ -186,7 +186,7 @@ def _read_edges(store: Any) -> list[dict[str, Any]] | None:
     return [dict(m) for m in got["metadatas"] if m]
 
 
-def update_cache(store: Any, abort: Callable[[], bool] | None = None) -> bool | None:
+def update_cache(store: Any, abort: Callable[[], bool] | None = None, max_changed: int | None = None) -> bool | None:
     """Rewrite the cache from the old one plus the rows changed since it was written.
 
     The old cache records the journal position its rows are current to; the
@@ -196,8 +196,8 @@ def update_cache(store: Any, abort: Callable[[], bool] | None = None) -> bool | 
     proportional to what changed (the file is still rewritten whole, atomically,
     which is a sequential copy). Returns True/False like :func:`rewrite_cache`,
     or None when the old cache cannot be brought up to date this way
-    (missing, another embedder or collection, journal rotated, too much changed):
-    the caller then rewrites in full.
+    (missing, another embedder or collection, journal rotated, more changed
+    than ``max_changed`` or a fifth of the store): the caller then rewrites in full.
     """
     path = getattr(store, "path", None)
     col = getattr(store, "_col", None)
@@ -213,7 +213,8 @@ def update_cache(store: Any, abort: Callable[[], bool] | None = None) -> bool | 
         return None
     position, changed = got
     n_old = len(old.ids)
-    if len(changed) > max(INCREMENTAL_MIN, n_old // INCREMENTAL_FRACTION):
+    limit = max(INCREMENTAL_MIN, n_old // INCREMENTAL_FRACTION)
+    if len(changed) > (limit if max_changed is None else min(limit, max_changed)):
         return None  # a full pass reads sequentially: cheaper than this many lookups
     generation = read_generation(path)
     if generation == old.generation and not changed:
