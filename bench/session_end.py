@@ -3,12 +3,15 @@
 A session end is the whole ``SessionEnd`` hook on the real store with the
 in-memory index on (as in the engine): the transcript read and extracted,
 the candidates stored, the evolution pass (``evolve.after_session``). Timed
-with the hourly cross-project promotion due (its worst case) in two modes,
+with the hourly cross-project promotion due (its worst case) in three modes,
 alternating in the same run on the same store:
 
 * ``full``        — every scoped lesson clustered (what every pass did before:
                     ``cross_project.FULL_PASS_MAX`` raised past the store's size)
-* ``incremental`` — only what changed since the previous pass (the default)
+* ``catch-up sweep`` — what changed plus one page of the sweep that covers
+                    every scoped lesson when the journal cannot say what changed
+                    (the first passes on a large store)
+* ``incremental`` — only what changed since the previous pass (the steady state)
 
 and once without the cross-project pass (the common case: it runs at most
 hourly). Also the engine-like process's RSS. Run::
@@ -42,6 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def peak_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
 
@@ -98,7 +108,10 @@ def run(home: Path, args: argparse.Namespace) -> None:
     serial = iter(range(10**6))
     full_max = cross_project.FULL_PASS_MAX
 
-    def session_end(cross_due: bool, full: bool) -> tuple[float, dict]:
+    key = f"{getattr(store, 'path', '')}:{getattr(store, 'collection_name', '')}"
+    sweep_at: list[object] = []  # where the catch-up sweep stands (restored for each "sweep" session end)
+
+    def session_end(cross_due: bool, full: bool, sweep: bool = False) -> tuple[float, dict]:
         n = next(serial)
         state = evolve.load_state()
         if cross_due:
@@ -106,6 +119,12 @@ def run(home: Path, args: argparse.Namespace) -> None:
         else:
             state["last_cross"] = time.time()
         evolve._save_state(state)
+        entry = cross_project._load_state(key)
+        if entry and sweep_at:
+            # "sweep": the catch-up sweep goes on where it stands; otherwise it is
+            # over (a store whose journal says what changed: the steady state)
+            entry["sweep"] = sweep_at[0] if sweep else None
+            cross_project._save_state(key, entry)
         cross_project.FULL_PASS_MAX = 10**12 if full else full_max
         payload = {
             "session_id": f"bench-{n}",
@@ -118,23 +137,28 @@ def run(home: Path, args: argparse.Namespace) -> None:
         handle_hook(ctx, "claude-code", "SessionEnd", payload)
         took = time.perf_counter() - t
         cross_project.FULL_PASS_MAX = full_max
+        if sweep:
+            sweep_at[:] = [cross_project._load_state(key).get("sweep")]
         return took, dict(cross_project.last_pass) if cross_due else {}
 
     # A first pass records where the journal stands (as the previous session end would have).
     took, info = session_end(cross_due=True, full=False)
     print(f"first session end (no state yet: catch-up sweep page)  {took:7.2f} s   {info}")
-    rows: dict[str, list[float]] = {"incremental": [], "full": [], "no cross pass": []}
+    sweep_at[:] = [cross_project._load_state(key).get("sweep")]
+    rows: dict[str, list[float]] = {"catch-up sweep": [], "incremental": [], "full": [], "no cross pass": []}
     infos: dict[str, dict] = {}
     for i in range(max(args.n, args.full_n)):
         if i < args.full_n:
             took, infos["full"] = session_end(cross_due=True, full=True)
             rows["full"].append(took)
         if i < args.n:
+            took, infos["catch-up sweep"] = session_end(cross_due=True, full=False, sweep=True)
+            rows["catch-up sweep"].append(took)
             took, infos["incremental"] = session_end(cross_due=True, full=False)
             rows["incremental"].append(took)
             took, _ = session_end(cross_due=False, full=False)
             rows["no cross pass"].append(took)
-    print(f"load average {os.getloadavg()[0]:.2f}; RSS after {rss_mb()} MB")
+    print(f"load average {os.getloadavg()[0]:.2f}; RSS after {rss_mb()} MB, peak {peak_mb()} MB")
     print(f"{'one session end, s':34s} {'median':>8s} {'max':>8s}  n   cross-project pass")
     for name, values in rows.items():
         if values:

@@ -331,8 +331,16 @@ def _rules_near(store: Any, seeds: list[Experience]) -> list[Experience]:
     """The seed rules and the rules most similar to them (the clusters a new
     principle could form around), bounded by :data:`NEIGHBOURS` per seed."""
     found: dict[str, Experience] = {e.id: e for e in seeds}
-    for seed in seeds[:64]:
-        for exp, _score in store.search(seed.trigger, k=NEIGHBOURS, project=seed.project, include_superseded=False):
+    seeds = seeds[:64]
+    # The stored trigger vectors (the engine's index holds them) instead of embedding each trigger again.
+    index = getattr(store, "index", None)
+    rows = index.rows_of([s.id for s in seeds]) if index is not None and seeds else None
+    for n, seed in enumerate(seeds):
+        if rows is not None and seed.trigger and hasattr(store, "search_vector"):
+            hits = store.search_vector(rows[n].tolist(), k=NEIGHBOURS, project=seed.project, include_superseded=False)
+        else:
+            hits = store.search(seed.trigger, k=NEIGHBOURS, project=seed.project, include_superseded=False)
+        for exp, _score in hits:
             if _generalisable(exp):
                 found.setdefault(exp.id, exp)
     return list(found.values())
