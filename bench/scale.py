@@ -53,9 +53,9 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hook_latency import ADVICE, HIT_TRIGGER, TOOLS  # noqa: E402
+from twiceshy.hooks.readroute import ROUTED  # noqa: E402
 
 PY = sys.executable
-ROUTED = {"list", "search", "show", "graph", "timeline", "projects", "review", "suggest", "stats", "health", "context"}
 
 
 def env_for(home: Path) -> dict[str, str]:

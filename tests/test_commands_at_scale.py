@@ -233,6 +233,46 @@ def test_census_agrees_with_the_lessons(at_scale: dict[str, Any]) -> None:
     assert [e.id for e in again[1]] == [e.id for e in slow[1][:cap]]
 
 
+def test_timeline_pages_a_topic_in_order(at_scale: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``timeline`` shows a page of a topic (1,600 lessons here), oldest first: the
+    pages read through SQLite are slices of the whole topic read through the API."""
+    from twiceshy.engine.context import make_context
+    from twiceshy.memory import listing
+    from twiceshy.ops.cli import build_cli
+
+    ctx = make_context(at_scale["project_dir"])
+    whole = [e.id for e in sorted(ctx.store.all(where={"topic": "git"}), key=lambda e: e.created_at)]
+    n = len(whole)
+    assert n > 1000
+    assert listing._sqlite_topic_page(ctx.store, "git", 0, 5) is not None  # the indexed path is the one taken
+    cases = [(0, 50), (50, 50), (n - 10, 50), (n, 5), (0, None), (n - 3, None)]
+    for offset, limit in cases:
+        total, page = listing.topic_page(ctx.store, "git", offset, limit)
+        want = whole[offset:] if limit is None else whole[offset : offset + limit]
+        assert (total, [e.id for e in page]) == (n, want), (offset, limit)
+    with monkeypatch.context() as mp:  # no known layout: every lesson of the topic read, the same pages
+        mp.setattr(listing, "_sqlite_topic_page", lambda *a: None)
+        for offset, limit in cases:
+            total, page = listing.topic_page(ctx.store, "git", offset, limit)
+            want = whole[offset:] if limit is None else whole[offset : offset + limit]
+            assert (total, [e.id for e in page]) == (n, want), (offset, limit)
+
+    group, runner = build_cli(), CliRunner()
+    first = runner.invoke(group, ["timeline", "git"])
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    assert [line.split()[2] for line in lines[:-1]] == whole[:50]
+    assert lines[-1] == f"{n - 50} more — use --limit/--offset or --all"
+    every = runner.invoke(group, ["timeline", "git", "--all"])
+    assert [line.split()[2] for line in every.output.splitlines()] == whole
+    page = runner.invoke(group, ["timeline", "git", "--json", "--offset", "10", "--limit", "3"])
+    assert page.exit_code == 0 and [e["id"] for e in json.loads(page.stdout)] == whole[10:13]
+    past = runner.invoke(group, ["timeline", "git", "--offset", str(n)])
+    assert past.exit_code == 0 and past.output == f"no lessons past {n} (of {n})\n"
+    unknown = runner.invoke(group, ["timeline", "gti"])
+    assert unknown.exit_code == 1 and "did you mean: git" in unknown.output
+
+
 # -- every command ---------------------------------------------------------------
 
 Check = Callable[[Any, dict[str, Any]], None]

@@ -180,6 +180,9 @@ def commands(root_id: str) -> list[list[str]]:
         ["graph", root_id, "--json"],
         ["timeline", "git"],
         ["timeline", "git", "--json"],
+        ["timeline", "git", "--limit", "5", "--offset", "3"],  # a page, and how many more
+        ["timeline", "git", "--json", "--limit", "2"],
+        ["timeline", "gti"],  # ClickException naming the close topic, exit 1
         ["projects"],
         ["review"],
         ["review", "--json"],
@@ -192,6 +195,9 @@ def commands(root_id: str) -> list[list[str]]:
 
 def test_routed_commands_print_exactly_what_the_in_process_ones_print(engine: tuple[Path, Path, str]) -> None:
     home, project, root_id = engine
+    # The command tree is built at engine start, before any read asks for it.
+    assert wait_for(lambda: reads(home).get("prepared"), timeout=60), reads(home)
+    assert reads(home)["served"] == 0
     for args in commands(root_id):
         before = reads(home)["served"]
         routed = cli(home, project, *args)
@@ -205,6 +211,8 @@ def test_routed_commands_print_exactly_what_the_in_process_ones_print(engine: tu
     assert cli(home, project, "list", "--bogus").returncode == 2
     assert b"make clean" in cli(home, project, "search", "rm -rf build").stdout
     assert b"held for review" in cli(home, project, "review").stdout
+    page = in_process(home, project, "timeline", "git", "--limit", "5", "--offset", "3")
+    assert page.returncode == 0 and len(page.stdout.splitlines()) == 6 and b"14 more" in page.stdout
 
 
 def run_on_terminal(home: Path, project: Path, args: list[str], **extra: str) -> tuple[int, bytes, bytes]:

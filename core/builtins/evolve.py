@@ -76,19 +76,32 @@ def register_commands(cli: click.Group) -> None:
 
     @cli.command()
     @click.argument("topic")
-    @click.option("--json", "as_json", is_flag=True)
-    def timeline(topic: str, as_json: bool) -> None:
-        """Show every lesson of one topic, oldest first, with supersession."""
-        from twiceshy.learning.evolve import timeline as get_timeline
+    @click.option("--json", "as_json", is_flag=True, help="The page as JSON (--limit/--offset/--all apply).")
+    @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Lessons per page.")
+    @click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True, help="Lessons to skip.")
+    @click.option("--all", "show_all", is_flag=True, help="Every lesson of the topic.")
+    def timeline(topic: str, as_json: bool, limit: int, offset: int, show_all: bool) -> None:
+        """Show the lessons of one topic, oldest first, with supersession.
+
+        Shows one page (--limit, default 50; --offset to skip), as `list` does; --all shows every lesson."""
+        from twiceshy.memory.listing import topic_page
 
         ctx = _ctx()
-        exps = get_timeline(ctx, topic)
-        if not exps:
+        total, exps = topic_page(ctx.store, topic, offset, None if show_all else limit)
+        if not total:
             raise click.ClickException(_unknown_topic(ctx, topic))
+        rest = max(0, total - offset - len(exps))
+        more = f"{rest} more — use --limit/--offset or --all" if rest else ""
         if as_json:
             click.echo(json.dumps([e.to_dict() for e in exps], indent=2))
+            if more:
+                click.echo(more, err=True)
             return
+        if not exps:
+            click.echo(f"no lessons past {offset} (of {total})")
         for e in exps:
             when = datetime.fromtimestamp(e.created_at).strftime("%Y-%m-%d %H:%M")
             mark = f"  (superseded by {e.superseded_by})" if e.superseded_by else ""
             click.echo(f"{when}  {e.id}  [{e.tier_label}] {e.text}{mark}")
+        if more:
+            click.echo(more)

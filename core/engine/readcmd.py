@@ -51,27 +51,11 @@ from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.faults import fault_point
+from twiceshy.hooks.readroute import RICH_ENV, ROUTED
 
 if TYPE_CHECKING:  # pragma: no cover
     from twiceshy.engine.context import EngineContext
 
-#: Commands the CLI may send (its own list decides which invocations; see twiceshy.ops.readvia).
-READ_COMMANDS = frozenset(
-    {"list", "search", "show", "graph", "timeline", "projects", "review", "suggest", "stats", "health", "context"}
-)
-#: Environment rich reads when it builds a console (the client's values are used).
-RICH_ENV = (
-    "TERM",
-    "COLORTERM",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "TTY_COMPATIBLE",
-    "TTY_INTERACTIVE",
-    "COLUMNS",
-    "LINES",
-    "JUPYTER_COLUMNS",
-    "JUPYTER_LINES",
-)
 #: ``TWICESHY_*`` variables that change nothing a read command prints.
 IGNORED_ENV = frozenset(
     {"TWICESHY_NO_AUTOSTART", "TWICESHY_READ_VIA_ENGINE", "TWICESHY_READ_TIMEOUT_S", "TWICESHY_READ_ACCEPT_S"}
@@ -260,6 +244,7 @@ class ReadRunner:
         self.engine = engine
         self._slot = threading.Lock()
         self._group: Any = None
+        self._group_lock = threading.Lock()
         self.served = 0
         self.declined: dict[str, int] = {}
         self.last_ms: dict[str, list[float]] = {}  # command -> [prepare, run] ms of its latest read
@@ -340,7 +325,7 @@ class ReadRunner:
     def _prepare(self, request: _Request) -> str:
         """'' when the engine can answer this read as the CLI would, else why not."""
         engine = self.engine
-        if request.argv[0] not in READ_COMMANDS:
+        if request.argv[0] not in ROUTED:
             return "not-a-read-command"
         if not engine.ready.is_set() or engine.stopping.is_set() or engine.ctx is None:
             return "not-ready"
@@ -384,16 +369,33 @@ class ReadRunner:
         request.ctx = EngineContext(config=config, pm=ctx.pm, _store=ctx._store, embedder=ctx.embedder)
         return ""
 
+    def prepare(self, after: threading.Event | None = None) -> None:
+        """Engine start, in a background thread: build what the first read would
+        (the per-thread shims, the command tree: ~0.3 s of plugin loading), once
+        ``after`` is set (the store is open: reads are declined before that), so
+        the first ``twiceshy list`` does not pay for it."""
+        while after is not None and not after.wait(0.5):
+            if self.engine.stopping.is_set():
+                return
+        if self.engine.stopping.is_set():
+            return
+        try:
+            _install()
+            self.group()
+        except Exception as exc:
+            record_error("engine.read.prepare", exc)
+
     def group(self) -> Any:
         """The click command tree, built once (as ``twiceshy.ops.cli.build_cli`` builds it)."""
-        if self._group is None:
-            import click
-            from twiceshy.plugin.manager import make_manager
+        with self._group_lock:
+            if self._group is None:
+                import click
+                from twiceshy.plugin.manager import make_manager
 
-            group = click.Group(name="twiceshy")
-            make_manager().hook.register_commands(cli=group)
-            self._group = group
-        return self._group
+                group = click.Group(name="twiceshy")
+                make_manager().hook.register_commands(cli=group)
+                self._group = group
+            return self._group
 
     def _execute(self, request: _Request) -> int:
         """Run the command as ``twiceshy.ops.cli.main`` would; its exit code."""
@@ -430,6 +432,7 @@ class ReadRunner:
             "served": self.served,
             "declined": dict(self.declined),
             "running": self._slot.locked(),
+            "prepared": self._group is not None,
             "last_ms": {k: list(v) for k, v in self.last_ms.items()},
         }
 
@@ -460,4 +463,4 @@ def _close(conn: socket.socket) -> None:
         pass
 
 
-__all__ = ["READ_COMMANDS", "ReadRunner", "want_pager"]
+__all__ = ["ReadRunner", "want_pager"]

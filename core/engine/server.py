@@ -646,6 +646,9 @@ class Engine:
             self._start_threads()  # first: shutdown joins the spool and jobs threads as _threads[:2]
             self._spawn(self._load_real_store, "twiceshy-store")
             self._spawn(self._maintain_snapshots, "twiceshy-snapshots")
+            # The first `twiceshy list` should not build the command tree (~0.3 s): built once the store is open.
+            opened = self._switched if self._warm_store is not None else None
+            self._spawn(lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare")
             while not self.stopping.wait(0.5):
                 self._tick()
         finally:

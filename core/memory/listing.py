@@ -11,7 +11,8 @@ a lesson is updated, so a lesson keeps its place when it is edited.
 
 The lessons of a topic and those carrying a tag come the same way: their
 ids from the ``(key, string_value)`` index (a tag: only the non-empty tag
-lists are looked at), then one ``get_many``.
+lists are looked at), then one ``get_many`` (a page of a topic: only the
+page's lessons, ordered by their ``created_at`` rows).
 
 When the SQLite layout is not the known one (another Chroma version, a team
 server) or its row count differs from the store's, these return None (or, for
@@ -241,6 +242,47 @@ def with_value(store: Any, key: str, value: str) -> list[Experience] | None:
     return store.get_many(ids)
 
 
+def topic_page(store: Any, topic: str, offset: int, limit: int | None) -> tuple[int, list[Experience]]:
+    """``(lessons of the topic, the lessons of the page)``, oldest first (as
+    ``twiceshy timeline`` shows them; ``limit`` None: every one from ``offset``).
+
+    The page's ids come from the ``(key, string_value)`` index on ``topic``
+    joined to each row's ``created_at``, ordered in SQL, so a page of a
+    12,000-lesson topic reads 50 lessons; without the known layout, every
+    lesson of the topic is read and ordered here the same way."""
+    found = _sqlite_topic_page(store, topic, offset, limit)
+    if found is not None:
+        total, ids = found
+        return total, store.get_many(ids)
+    exps = with_value(store, "topic", topic)
+    if exps is None:
+        exps = store.all(where={"topic": topic})
+    exps = sorted(exps, key=lambda e: e.created_at)  # stable: ties keep store order, as SQL's e.id
+    return len(exps), exps[offset:] if limit is None else exps[offset : offset + limit]
+
+
+def _sqlite_topic_page(store: Any, topic: str, offset: int, limit: int | None) -> tuple[int, list[str]] | None:
+    try:
+        with _segment(store) as seg:
+            if seg is None:
+                return None
+            rows = seg.conn.execute(
+                "SELECT e.embedding_id, c.float_value, c.int_value FROM embedding_metadata m"
+                " JOIN embeddings e ON e.id = m.id"
+                " LEFT JOIN embedding_metadata c ON c.id = m.id AND c.key = 'created_at'"
+                " WHERE m.key = 'topic' AND m.string_value = ? AND e.segment_id = ? ORDER BY e.id",
+                (topic, seg.segment),
+            ).fetchall()
+    except (sqlite3.Error, AttributeError, TypeError, ValueError):
+        return None
+    if any(f is None and i is None for _, f, i in rows):
+        return None  # a lesson without a stored time: the API path orders it as the lesson reads
+    # Ordered here, not in SQL: the same float comparison and tie order (store order) as the API path.
+    ordered = sorted(rows, key=lambda r: r[1] if r[1] is not None else r[2])
+    chosen = ordered[offset:] if limit is None else ordered[offset : offset + limit]
+    return len(rows), [r[0] for r in chosen]
+
+
 def tagged(store: Any, tag: str) -> list[Experience] | None:
     """The lessons whose tags include ``tag`` (in store order), or None when unknown.
 
@@ -278,4 +320,4 @@ def _api_page(store: Any, tier: int | None, offset: int, limit: int | None) -> t
     return len(keyed), [row[3] for row in chosen]
 
 
-__all__ = ["list_page", "tagged", "with_value"]
+__all__ = ["list_page", "tagged", "topic_page", "with_value"]

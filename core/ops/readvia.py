@@ -33,25 +33,8 @@ import sys
 import time
 
 from twiceshy.hooks import wire
+from twiceshy.hooks.readroute import RICH_ENV, ROUTED, WRITING
 
-#: Commands that only read (the engine keeps its own list: twiceshy.engine.readcmd.READ_COMMANDS).
-ROUTED = frozenset(
-    {"list", "search", "show", "graph", "timeline", "projects", "review", "suggest", "stats", "health", "context"}
-)
-#: Options that make a routed command write (or interactive): such invocations run in-process.
-WRITING = {"context": ("--write",), "projects": ("--promote",), "review": ("--approve", "--reject")}
-RICH_ENV = (
-    "TERM",
-    "COLORTERM",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "TTY_COMPATIBLE",
-    "TTY_INTERACTIVE",
-    "COLUMNS",
-    "LINES",
-    "JUPYTER_COLUMNS",
-    "JUPYTER_LINES",
-)
 ACCEPT_S = 2.0  # to take the request (it is never queued: a busy engine declines at once)
 SILENCE_S = 3.0  # without a heartbeat (the engine sends one every 0.5 s while a command runs)
 TIMEOUT_S = 600.0  # for the whole answer
