@@ -36,6 +36,7 @@ AGENT = "claude-code"
 STEPS = [
     ("session_end.trajectory", 1),
     ("session_end.extracted", 1),
+    ("store.written", 1),  # a Chroma write landed, its journal note after it not yet written
     ("session_end.lesson_stored", 1),
     ("session_end.lesson_stored", 2),
     ("session_end.stored", 1),

@@ -33,5 +33,8 @@ def fault_point(name: str) -> None:
     from twiceshy.base.paths import data_dir  # only under a test that asked for it
 
     marker = data_dir() / f"fault-{name}"
-    marker.write_text(str(os.getpid()), encoding="utf-8")
+    # Written whole, then renamed: a test that sees the file never reads it empty.
+    tmp = marker.with_name(f".{marker.name}.{os.getpid()}.tmp")
+    tmp.write_text(str(os.getpid()), encoding="utf-8")
+    os.replace(tmp, marker)
     threading.Event().wait()  # until SIGKILL

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from twiceshy.base.faults import fault_point
 from twiceshy.base.types import Experience
 from twiceshy.memory.embedding import Embedder
 
@@ -156,6 +157,18 @@ class ExperienceStore:
             return gen.read_text(encoding="utf-8")
         except OSError:
             return ""
+
+    def _announce(self, op: str = "", ids: Iterable[str] = ()) -> None:
+        """Before a Chroma write: name it in the journal and move the generation.
+
+        The same lines are written again once the write is done
+        (:meth:`_bump_generation`). Without this first note, a process killed
+        between its Chroma write and the note after it leaves a change no
+        reader hears of: a warm-start cache still looks current, an index
+        seeded from it lacks the lesson, and a replayed session end stores it
+        a second time. A reader that acts on the first note re-reads the rows
+        (old or new), and the second note makes it read them again."""
+        self._bump_generation(count_changed=False, op=op, ids=ids)
 
     def _bump_generation(self, count_changed: bool = True, op: str = "", ids: Iterable[str] = ()) -> None:
         self._forget_edges()  # every write comes through here (edge writes name no lesson in the journal)
@@ -328,6 +341,7 @@ class ExperienceStore:
         ids = [e.id for e in exps]
         metas = [e.to_metadata() for e in exps]
         with self._lock:
+            self._announce("u", ids)
             for start in range(0, len(exps), PAGE * 4):
                 end = start + PAGE * 4
                 self._col.upsert(
@@ -336,6 +350,7 @@ class ExperienceStore:
                     documents=[e.text for e in exps[start:end]],
                     metadatas=metas[start:end],
                 )
+            fault_point("store.written")  # in Chroma, not yet noted as done
             self._drop_pending(ids)  # what we wrote already carries them
             if self._index is not None:
                 self._index.upsert(ids, vectors, metas)
@@ -362,8 +377,10 @@ class ExperienceStore:
     def _write_meta(self, exps: list[Experience]) -> None:
         ids = [e.id for e in exps]
         metas = [e.to_metadata() for e in exps]
+        self._announce("u", ids)
         for start in range(0, len(ids), PAGE):
             self._col.update(ids=ids[start : start + PAGE], metadatas=metas[start : start + PAGE])
+        fault_point("store.written")
         self._drop_pending(ids)
         if self._index is not None:
             self._index.update_meta(ids, metas)
@@ -437,6 +454,7 @@ class ExperienceStore:
             check_edge_type(edge_type)
         now = time.time()
         with self._lock:
+            self._announce()
             for start in range(0, len(edges), PAGE * 4):  # Chroma caps one call at ~5,400 items
                 chunk = edges[start : start + PAGE * 4]
                 self._edges.upsert(
@@ -449,6 +467,7 @@ class ExperienceStore:
 
     def delete(self, exp_id: str) -> None:
         with self._lock:
+            self._announce("d", [exp_id])
             self._col.delete(ids=[exp_id])
             self._edges.delete(where={"src": exp_id})
             self._edges.delete(where={"dst": exp_id})
@@ -463,6 +482,7 @@ class ExperienceStore:
         if not ids:
             return
         with self._lock:
+            self._announce("d", ids)
             for start in range(0, len(ids), PAGE):
                 chunk = ids[start : start + PAGE]
                 self._col.delete(ids=chunk)
@@ -632,6 +652,7 @@ class ExperienceStore:
         check_edge_type(edge_type)
         edge_id = f"{src}|{edge_type}|{dst}"
         with self._lock:
+            self._announce()
             self._edges.upsert(
                 ids=[edge_id],
                 embeddings=[_EDGE_VECTOR],
