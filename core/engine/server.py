@@ -882,6 +882,10 @@ class Engine:
         self._refresh_store()
         # A session end dedups against the store: on the in-memory index, not on Chroma's
         # HNSW query while the index loads in the background (it can miss a fresh write).
+        # Started warm, the real store's index is seeded after Chroma opens: until the
+        # hand-over, a search after our own first write would go to Chroma's query.
+        if self._warm_store is not None:
+            self._switched.wait(INDEX_WAIT_S)
         wait_index = getattr(self.ctx.store, "wait_index", None) if self.ctx is not None else None
         if wait_index is not None:
             wait_index(INDEX_WAIT_S)

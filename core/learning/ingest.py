@@ -140,7 +140,7 @@ def store_lesson(
     )  # poisoning guard (the mistake slot is what not to do): risky advice waits for `twiceshy review`
     dedup = ctx.config.get("learning", "dedup_threshold")
     related = ctx.config.get("learning", "related_threshold")
-    nearest = store.search(trigger, k=5, project=project)
+    nearest = _with_touched(store, store.search(trigger, k=5, project=project), trigger, touched)
     # Dedup compares what the lesson is about, within the same scope; a
     # superseded lesson is history, not something to count again.
     same_scope = [(e, s) for e, s in nearest if e.project == project and not e.superseded_by]
@@ -363,6 +363,25 @@ def ingest_candidates(
     if keys_file is not None and stored:
         _save_keys(keys_file, done)
     return stored
+
+
+def _with_touched(
+    store: Any, nearest: list[tuple[Experience, float]], trigger: str, touched: set[str] | None
+) -> list[tuple[Experience, float]]:
+    """``nearest`` plus this batch's own lessons with the same trigger, if the search missed them.
+
+    A vector search can miss a lesson written a moment before (Chroma's own
+    index applies writes in batches): two candidates of one session with one
+    trigger would then become two lessons on one run and one on the next."""
+    if not touched:
+        return nearest
+    found = {e.id for e, _ in nearest}
+    missing = [i for i in touched if i not in found]
+    if not missing:
+        return nearest
+    norm = normalize(trigger)
+    extra = [(e, 1.0) for e in store.get_many(missing) if normalize(e.trigger) == norm]
+    return sorted(nearest + extra, key=lambda pair: -pair[1]) if extra else nearest
 
 
 def _mark_of(session_key: str) -> str:
