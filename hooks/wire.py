@@ -747,10 +747,10 @@ def main(argv):
         keep()
 
 
-def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, detail=""):
-    """The engine did not answer: apply the rules snapshot to a pre-tool call,
-    record the call, return the exit code (0, or 2 with the reason on stderr)."""
-    code = 0
+def failopen_entry(event_id, agent, event, kind, reason, sent, detail="", transport=""):
+    """The ``failopen.jsonl`` record of a call the engine did not answer (outcome
+    ``open``; the caller sets ``denied``/``rules`` when the snapshot blocked it, and
+    ``ms``). Written by this client and by the engine's http listener alike."""
     entry = {
         "ts": round(time.time(), 3),
         "id": event_id,
@@ -763,6 +763,16 @@ def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent,
     }
     if detail:
         entry["detail"] = detail
+    if transport:
+        entry["transport"] = transport
+    return entry
+
+
+def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, detail=""):
+    """The engine did not answer: apply the rules snapshot to a pre-tool call,
+    record the call, return the exit code (0, or 2 with the reason on stderr)."""
+    code = 0
+    entry = failopen_entry(event_id, agent, event, kind, reason, sent, detail)
     if kind == "pre" and payload:
         hit = snapshot_check(home, event, payload)
         if hit is not None:

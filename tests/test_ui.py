@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,6 +18,7 @@ from twiceshy.engine.context import make_context
 from twiceshy.learning.extractors import topic_of
 from twiceshy.learning.ingest import store_lesson, supersede
 from twiceshy.ops.ui import RemoteBindRefused, is_loopback, make_server
+from ui_kit import chromium, running_ui
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -69,36 +67,8 @@ def memory(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def ui_url(memory, tmp_path: Path):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "twiceshy", "ui", "--port", "0"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    try:
-        deadline = time.monotonic() + 120
-        line = ""
-        while time.monotonic() < deadline and "http://" not in line:
-            # selectors, not select.select: in a long run this process can hold fds past 1024
-            if sel.select(timeout=1.0):
-                line = proc.stdout.readline()
-                if not line and proc.poll() is not None:
-                    break
-        assert "http://127.0.0.1:" in line, (
-            f"ui did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
-        )
-        yield line.split()[3]
-    finally:
-        sel.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with running_ui(tmp_path) as url:
+        yield url
 
 
 def get(url: str, headers: dict[str, str] | None = None, method: str = "GET") -> tuple[int, bytes]:
@@ -114,16 +84,6 @@ def get_json(url: str) -> object:
     status, body = get(url)
     assert status == 200, body
     return json.loads(body)
-
-
-def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        pytest.fail(
-            "headless Chromium is required for the UI test and was not found. Install Debian's package: "
-            "`apt-get install -y chromium` (.ci/run does this)."
-        )
-    return path
 
 
 def render(url: str) -> str:

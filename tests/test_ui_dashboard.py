@@ -39,6 +39,7 @@ from twiceshy.memory import rules_snapshot
 from twiceshy.ops.install import client_path
 from twiceshy.ops.stats import compute_stats, day_start, feedback_path, outcomes_by_day
 from twiceshy.ops.ui import MAX_BODY, RemoteBindRefused, UIServer, make_server
+from ui_kit import chromium, running_ui
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = [
@@ -397,16 +398,6 @@ def test_bind_is_loopback_only_unless_asked(tmp_path: Path):
 # ---------------------------------------------------------------------------
 
 
-def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        pytest.fail(
-            "headless Chromium is required for the dashboard test and was not found. Install Debian's package: "
-            "`apt-get install -y chromium` (.ci/run does this)."
-        )
-    return path
-
-
 class Browser:
     """Chromium with ``--remote-debugging-pipe``: CDP messages as NUL-separated JSON on fds 3 (in) and 4 (out)."""
 
@@ -620,33 +611,8 @@ def ui_proc(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, str], float]]
     )
     jsonl(home / "failopen.jsonl", [failopen(now - 3 * 86400 + 50 + i, f"fo{i}", reason="starting") for i in range(2)])
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "twiceshy", "ui", "--port", "0"],
-        cwd=proj,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
-    try:
-        deadline = time.monotonic() + 120
-        line = ""
-        while time.monotonic() < deadline and "http://" not in line:
-            if sel.select(timeout=1.0):
-                line = proc.stdout.readline()  # type: ignore[union-attr]
-                if not line and proc.poll() is not None:
-                    break
-        assert "http://127.0.0.1:" in line, f"ui did not start: {line!r}"
-        yield line.split()[3], proj, ids, now
-    finally:
-        sel.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with running_ui(proj) as url:
+        yield url, proj, ids, now
 
 
 def api(url: str) -> Any:

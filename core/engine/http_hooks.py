@@ -398,17 +398,7 @@ class HttpHooks:
                     return b"{}"  # the engine applies it once it is ready
             except OSError as exc:
                 record_error("engine.http_spool", exc)
-        entry: dict[str, Any] = {
-            "ts": round(time.time(), 3),
-            "id": event_id,
-            "agent": agent,
-            "event": event,
-            "kind": kind,
-            "reason": reason,
-            "outcome": "open",
-            "sent": sent,
-            "transport": "http",
-        }
+        entry: dict[str, Any] = wire.failopen_entry(event_id, agent, event, kind, reason, sent, transport="http")
         body = b"{}"
         if kind == "pre" and payload:
             hit = wire.snapshot_check(self.home, event, payload)
