@@ -170,7 +170,13 @@ def start_engine(home: Path) -> dict:
         if status.get("store") == "chroma":
             break
         time.sleep(0.5)
-    # The in-memory index loads in the background after that: one search through it before timing.
+    # The in-memory index loads in the background after that (from Chroma when the warm-start cache
+    # is stale: a minute at 100k, competing with every read for the GIL): timed reads wait for it.
+    while time.monotonic() < deadline:
+        status = engine_mod.call(home, "ping", timeout=5.0) or {}
+        if status.get("index_rows") is not None:
+            break
+        time.sleep(0.5)
     run_cli(home, ["search", "warm up"])
     return status
 

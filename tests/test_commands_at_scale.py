@@ -273,6 +273,48 @@ def test_timeline_pages_a_topic_in_order(at_scale: dict[str, Any], monkeypatch: 
     assert unknown.exit_code == 1 and "did you mean: git" in unknown.output
 
 
+def test_list_and_timeline_in_their_own_process_read_sqlite_only(at_scale: dict[str, Any]) -> None:
+    """Without an engine, ``list`` and ``timeline`` read their page from Chroma's
+    SQLite file: chromadb and numpy are not imported, and the lessons printed are
+    the ones the open store gives."""
+    from twiceshy.engine.context import make_context
+    from twiceshy.memory import listing
+    from twiceshy.memory.census import _collection_name
+    from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
+
+    # _collection_name finds the collection by backend without importing the embedders: their names say it.
+    assert MiniLMEmbedder.name.startswith("minilm-") and HashEmbedder.name.startswith("hash-")
+    ctx = make_context(at_scale["project_dir"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delitem(sys.modules, "twiceshy.memory.embedding")
+        db = Path(ctx.store.path) / "chroma.sqlite3"
+        assert _collection_name(ctx.config, db) == ctx.store.collection_name
+    probe = (
+        "import atexit, sys\n"
+        "heavy = ('chromadb', 'numpy', 'onnxruntime')\n"
+        "atexit.register(lambda: sys.__stderr__.write('HEAVY [' + ' '.join(m for m in heavy if m in sys.modules) + ']'))\n"
+        "from twiceshy.ops.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, **at_scale["env"]}
+    for args, want in (
+        (["list", "--json", "--offset", "100", "--limit", "5"], listing.list_page(ctx.store, None, 100, 5)[1]),
+        (["list", "--json", "--tier", "rule", "--limit", "3"], listing.list_page(ctx.store, 1, 0, 3)[1]),
+        (["timeline", "git", "--json", "--offset", "7", "--limit", "4"], listing.topic_page(ctx.store, "git", 7, 4)[1]),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, *args],
+            env=env,
+            cwd=at_scale["project_dir"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "HEAVY []" in proc.stderr, (args, proc.stderr[-300:])
+        assert json.loads(proc.stdout) == [e.to_dict() for e in want] != [], args
+
+
 # -- every command ---------------------------------------------------------------
 
 Check = Callable[[Any, dict[str, Any]], None]

@@ -85,7 +85,7 @@ def register_commands(cli: click.Group) -> None:
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--tier") from None
         ctx = _ctx()
-        total, exps = list_page(ctx.store, tier_value, offset, None if show_all else limit)
+        total, exps = list_page(ctx, tier_value, offset, None if show_all else limit)  # no Chroma in-process
         rest = max(0, total - offset - len(exps))
         more = f"{rest} more — use --limit/--offset or --all" if rest else ""
         if as_json:

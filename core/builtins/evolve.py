@@ -87,7 +87,7 @@ def register_commands(cli: click.Group) -> None:
         from twiceshy.memory.listing import topic_page
 
         ctx = _ctx()
-        total, exps = topic_page(ctx.store, topic, offset, None if show_all else limit)
+        total, exps = topic_page(ctx, topic, offset, None if show_all else limit)  # no Chroma in-process
         if not total:
             raise click.ClickException(_unknown_topic(ctx, topic))
         rest = max(0, total - offset - len(exps))

@@ -34,6 +34,7 @@ and its float column (Chroma stores ``1`` and ``1.0`` apart); ``project`` and
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -439,14 +440,31 @@ def _store_path(config: Any) -> Path:
     return Path(raw).expanduser() if raw else store_dir()
 
 
-def _collection_name(config: Any) -> str:
+def _collection_name(config: Any, db: Path | None = None) -> str:
     """The lesson collection the configured embedder uses, without loading the model
-    (the names are class constants; see :class:`twiceshy.memory.store.ExperienceStore`)."""
-    from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
+    (the names are class constants; see :class:`twiceshy.memory.store.ExperienceStore`).
+
+    With ``db`` (the store's SQLite file) and the embedding module not imported
+    yet: the one collection named ``<collection>__<backend>-…`` in the file, so
+    a CLI command does not import numpy (~0.5-0.9 s) for a name (an embedder's
+    name starts with its backend's: tests/test_commands_at_scale.py checks it)."""
+    import sys
 
     backend = config.get("embedding", "backend")
+    prefix = f"{config['store']['collection']}__"
+    if db is not None and "twiceshy.memory.embedding" not in sys.modules:
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
+                names = [r[0] for r in conn.execute("SELECT name FROM collections")]
+            names = [n for n in names if isinstance(n, str) and n.startswith(f"{prefix}{backend}-")]
+            if len(names) == 1:
+                return str(names[0])
+        except sqlite3.Error:
+            pass
+    from twiceshy.memory.embedding import HashEmbedder, MiniLMEmbedder
+
     name = HashEmbedder.name if backend == "hash" else MiniLMEmbedder.name
-    return f"{config['store']['collection']}__{name}"
+    return f"{prefix}{name}"
 
 
 @overload
@@ -465,7 +483,8 @@ def open_census(source: Any, keys: Iterable[str], scan: bool = True) -> Census |
     config = getattr(source, "config", None)
     if config is not None and hasattr(source, "pm"):  # an EngineContext
         if getattr(source, "_store", None) is None and config["store"]["mode"] == "embedded":
-            found = sql_census(_store_path(config), _collection_name(config))
+            folder = _store_path(config)
+            found = sql_census(folder, _collection_name(config, folder / "chroma.sqlite3"))
             if found is not None:
                 return found
         source = source.store

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +34,16 @@ from twiceshy.base.types import Experience, Tier
 TIERS = tuple(int(t) for t in sorted(Tier))
 
 
-def list_page(store: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[Experience]]:
-    """``(lessons matching, the lessons of the page)``; ``limit`` None: every one from ``offset``."""
-    found = _sqlite_page(store, tier, offset, limit)
+def list_page(source: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[Experience]]:
+    """``(lessons matching, the lessons of the page)``; ``limit`` None: every one from ``offset``.
+
+    ``source``: a store, or an engine context — while its store is not open (a
+    CLI command in its own process) the page is read from the SQLite file
+    alone, so chromadb is neither imported nor opened (seconds at 100k)."""
+    found = _sqlite_page(source, tier, offset, limit)
     if found is None:
-        return _api_page(store, tier, offset, limit)
-    total, ids = found
-    return total, store.get_many(ids)
+        return _api_page(_store_of(source), tier, offset, limit)
+    return found
 
 
 def _sqlite_file(store: Any) -> Path | None:
@@ -50,6 +53,28 @@ def _sqlite_file(store: Any) -> Path | None:
         return None
     file = Path(path) / "chroma.sqlite3"
     return file if file.is_file() else None
+
+
+def _store_of(source: Any) -> Any:
+    """The store of ``source`` (an engine context, opened on first use) or ``source`` itself."""
+    return source.store if hasattr(source, "pm") and hasattr(source, "config") else source
+
+
+def _unopened(source: Any) -> tuple[Path, str] | None:
+    """(SQLite file, lesson collection name) of an engine context whose embedded
+    store is not open yet; None otherwise (a store, an open one, a server)."""
+    config = getattr(source, "config", None)
+    if config is None or not hasattr(source, "pm") or getattr(source, "_store", None) is not None:
+        return None
+    try:
+        if config["store"]["mode"] != "embedded":
+            return None
+        from twiceshy.memory.census import _collection_name, _store_path
+
+        file = _store_path(config) / "chroma.sqlite3"
+        return (file, _collection_name(config, file)) if file.is_file() else None
+    except (KeyError, TypeError, OSError):
+        return None
 
 
 class _Segment:
@@ -71,6 +96,7 @@ class _Segment:
         self.conn = conn
         self.segment = segment
         self.rows = rows
+        self.fetch: Callable[[list[str]], list[Experience]] = lambda ids: []  # the lessons of ids, in order
         self.tiers: dict[int, int] = dict(tiers or {})  # tier -> lessons, as counted
         self.alone = (
             alone
@@ -155,9 +181,17 @@ def _stamp(file: Path, count: int) -> tuple[Any, ...]:
 
 
 @contextlib.contextmanager
-def _segment(store: Any) -> Iterator[_Segment | None]:
-    """The store's lesson segment, or None when the file is not the known layout or
-    does not hold what the API sees (a write in flight, another layout)."""
+def _segment(source: Any) -> Iterator[_Segment | None]:
+    """The lesson segment of ``source`` (a store or an engine context), or None
+    when the file is not the known layout or does not hold what the API sees (a
+    write in flight, another layout). Its ``fetch`` reads lessons through the
+    open store, or from the file when the store is not open."""
+    unopened = _unopened(source)
+    if unopened is not None:
+        with _file_segment(*unopened) as seg:
+            yield seg
+        return
+    store = _store_of(source)
     file = _sqlite_file(store)
     conn = None
     try:
@@ -171,6 +205,7 @@ def _segment(store: Any) -> Iterator[_Segment | None]:
         if known is not None and known[0] == stamp:
             segment, here, alone, tiers = known[1]
             seg = _Segment(conn, segment, here, alone, tiers)
+            seg.fetch = store.get_many
             yield seg
             if len(seg.tiers) > len(tiers) and _stamp(file, count) == stamp:
                 _facts[str(file)] = (stamp, (segment, here, alone, dict(seg.tiers)))
@@ -187,6 +222,7 @@ def _segment(store: Any) -> Iterator[_Segment | None]:
             yield None
             return
         seg = _Segment(conn, segment, int(here))
+        seg.fetch = store.get_many
         yield seg
         if _stamp(file, count) == stamp:  # nothing was written meanwhile: what we counted holds
             _facts[str(file)] = (stamp, (segment, seg.rows, seg.alone, dict(seg.tiers)))
@@ -197,9 +233,37 @@ def _segment(store: Any) -> Iterator[_Segment | None]:
             conn.close()
 
 
-def _sqlite_page(store: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[str]] | None:
+@contextlib.contextmanager
+def _file_segment(file: Path, collection: str) -> Iterator[_Segment | None]:
+    """The segment of collection ``collection`` (its name) read from the file alone (no chromadb)."""
+    from twiceshy.memory.census import SqlCensus
+
+    conn = None
     try:
-        with _segment(store) as seg:
+        conn = sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)
+        rows = conn.execute(
+            "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection"
+            " WHERE s.scope = 'METADATA' AND c.name = ?",
+            (collection,),
+        ).fetchall()
+        if len(rows) != 1:
+            yield None
+            return
+        segment = rows[0][0]
+        (here,) = conn.execute("SELECT count(*) FROM embeddings WHERE segment_id = ?", (segment,)).fetchone()
+        seg = _Segment(conn, segment, int(here))
+        seg.fetch = SqlCensus(conn, segment, int(here), {}).experiences
+        yield seg
+    except (sqlite3.Error, AttributeError, TypeError, ValueError):
+        yield None
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def _sqlite_page(source: Any, tier: int | None, offset: int, limit: int | None) -> tuple[int, list[Experience]] | None:
+    try:
+        with _segment(source) as seg:
             if seg is None:
                 return None
             total = seg.rows if tier is None else seg.tier_count(tier)
@@ -218,7 +282,7 @@ def _sqlite_page(store: Any, tier: int | None, offset: int, limit: int | None) -
                 skip = 0
             if tier is None and limit is None and offset == 0 and len(ids) != total:
                 return None  # a lesson without a known tier: the API path lists it
-            return total, ids
+            return total, seg.fetch(ids)
     except (sqlite3.Error, AttributeError, TypeError, ValueError):
         return None
 
@@ -242,18 +306,19 @@ def with_value(store: Any, key: str, value: str) -> list[Experience] | None:
     return store.get_many(ids)
 
 
-def topic_page(store: Any, topic: str, offset: int, limit: int | None) -> tuple[int, list[Experience]]:
+def topic_page(source: Any, topic: str, offset: int, limit: int | None) -> tuple[int, list[Experience]]:
     """``(lessons of the topic, the lessons of the page)``, oldest first (as
     ``twiceshy timeline`` shows them; ``limit`` None: every one from ``offset``).
 
     The page's ids come from the ``(key, string_value)`` index on ``topic``
     joined to each row's ``created_at``, ordered in SQL, so a page of a
     12,000-lesson topic reads 50 lessons; without the known layout, every
-    lesson of the topic is read and ordered here the same way."""
-    found = _sqlite_topic_page(store, topic, offset, limit)
+    lesson of the topic is read and ordered here the same way. ``source``: as
+    for :func:`list_page`."""
+    found = _sqlite_topic_page(source, topic, offset, limit)
     if found is not None:
-        total, ids = found
-        return total, store.get_many(ids)
+        return found
+    store = _store_of(source)
     exps = with_value(store, "topic", topic)
     if exps is None:
         exps = store.all(where={"topic": topic})
@@ -261,9 +326,9 @@ def topic_page(store: Any, topic: str, offset: int, limit: int | None) -> tuple[
     return len(exps), exps[offset:] if limit is None else exps[offset : offset + limit]
 
 
-def _sqlite_topic_page(store: Any, topic: str, offset: int, limit: int | None) -> tuple[int, list[str]] | None:
+def _sqlite_topic_page(source: Any, topic: str, offset: int, limit: int | None) -> tuple[int, list[Experience]] | None:
     try:
-        with _segment(store) as seg:
+        with _segment(source) as seg:
             if seg is None:
                 return None
             rows = seg.conn.execute(
@@ -273,14 +338,14 @@ def _sqlite_topic_page(store: Any, topic: str, offset: int, limit: int | None) -
                 " WHERE m.key = 'topic' AND m.string_value = ? AND e.segment_id = ? ORDER BY e.id",
                 (topic, seg.segment),
             ).fetchall()
+            if any(f is None and i is None for _, f, i in rows):
+                return None  # a lesson without a stored time: the API path orders it as the lesson reads
+            # Ordered here, not in SQL: the same float comparison and tie order (store order) as the API path.
+            ordered = sorted(rows, key=lambda r: r[1] if r[1] is not None else r[2])
+            chosen = ordered[offset:] if limit is None else ordered[offset : offset + limit]
+            return len(rows), seg.fetch([r[0] for r in chosen])
     except (sqlite3.Error, AttributeError, TypeError, ValueError):
         return None
-    if any(f is None and i is None for _, f, i in rows):
-        return None  # a lesson without a stored time: the API path orders it as the lesson reads
-    # Ordered here, not in SQL: the same float comparison and tie order (store order) as the API path.
-    ordered = sorted(rows, key=lambda r: r[1] if r[1] is not None else r[2])
-    chosen = ordered[offset:] if limit is None else ordered[offset : offset + limit]
-    return len(rows), [r[0] for r in chosen]
 
 
 def tagged(store: Any, tag: str) -> list[Experience] | None:
