@@ -191,15 +191,12 @@ def child(home: str, path: str) -> None:
     started = time.perf_counter()
     os.environ.update(TWICESHY_HOME=home, TWICESHY_CONFIG_DIR=home + "/config", TWICESHY_NO_AUTOSTART="1")
     from twiceshy.engine.context import make_context
-    from twiceshy.ops.portable import import_data
+    from twiceshy.ops.portable import import_file
 
     timings: dict[str, float] = {}
     ctx = make_context(None)
     ctx.store.count()
     timings["start-up"] = time.perf_counter() - started
-    mark = time.perf_counter()
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    timings["json"] = time.perf_counter() - mark
     last = [-1]
 
     def progress(done: int, total: int) -> None:  # a line per 2 %, to follow a long run
@@ -208,7 +205,7 @@ def child(home: str, path: str) -> None:
             last[0] = pct
             print(f"{time.perf_counter() - started:7.1f} s  {done}/{total}  {load()}", file=sys.stderr, flush=True)
 
-    counts = import_data(ctx, data, timings=timings, progress=progress)
+    counts = import_file(ctx, Path(path), timings=timings, progress=progress)
     timings["total"] = time.perf_counter() - started
     print(json.dumps({"counts": counts, "timings": {k: round(v, 2) for k, v in timings.items()}}))
 
@@ -234,6 +231,8 @@ def main() -> int:
     parser.add_argument("--vectors", action="store_true", help="also import the export of the result (vectors carried)")
     parser.add_argument("--json", dest="json_out")
     parser.add_argument("--keep", help="keep the stores and files in this folder")
+    parser.add_argument("--file", help="import this export file instead of generated rows (steps 2-3 only)")
+    parser.add_argument("--repeat", type=int, default=1, help="old/new import pairs, alternated (with --old)")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -242,9 +241,14 @@ def main() -> int:
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="twiceshy-import-"))
     root.mkdir(parents=True, exist_ok=True)
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; {load()}")
-    rows = scale_rows(args.n) if args.rows == "scale" else real_rows(args.n)
-    plain = root / f"import-{args.rows}-{args.n}.json"
-    write_file(rows, plain)
+    if args.file:
+        plain = Path(args.file).resolve()
+        rows = []
+        args.sample, args.rows = 0, f"file {plain.name}"
+    else:
+        rows = scale_rows(args.n) if args.rows == "scale" else real_rows(args.n)
+        plain = root / f"import-{args.rows}-{args.n}.json"
+        write_file(rows, plain)
     results: dict = {"n": args.n, "rows": args.rows, "cpus": os.cpu_count()}
     try:
         if args.sample:
@@ -255,17 +259,26 @@ def main() -> int:
             results["embedding"] = embedding_step(
                 random.Random(3).sample(step, min(args.sample, len(step))), args.rounds
             )
-        if args.old:
-            print(f"2a. import {args.n:,} ({args.rows} rows, every trigger embedded), code at {args.old}  ({load()})")
-            row = timed_cli(root / "old", ["import", str(plain)], pythonpath=args.old)
-            results["import_old"] = row
+        for turn in range(args.repeat):
+            if args.old:
+                print(f"2a. import {args.n:,} ({args.rows}), code at {args.old}  ({load()})")
+                row = timed_cli(root / f"old{turn}", ["import", str(plain)], pythonpath=args.old)
+                results.setdefault("import_old", []).append(row)
+                print(
+                    f"    {row['s']} s wall, {row['cpu_s']} s CPU, {row['rss_mb']} MB peak, rc {row['rc']}: "
+                    f"{row['summary']}"
+                )
+            print(f"2. import {args.n:,} ({args.rows}) into an empty store  ({load()})")
+            row = timed_cli(root / f"fresh{turn}" if turn else root / "fresh", ["import", str(plain)])
+            results.setdefault("import", []).append(row)
             print(
-                f"    {row['s']} s wall, {row['cpu_s']} s CPU, {row['rss_mb']} MB peak, rc {row['rc']}: {row['summary']}"
+                f"   {row['s']} s wall, {row['cpu_s']} s CPU, {row['rss_mb']} MB peak, rc {row['rc']}: {row['summary']}"
             )
-        print(f"2. import {args.n:,} ({args.rows} rows, every trigger embedded) into an empty store  ({load()})")
-        row = timed_cli(root / "fresh", ["import", str(plain)])
-        results["import"] = row
-        print(f"   {row['s']} s wall, {row['cpu_s']} s CPU, {row['rss_mb']} MB peak, rc {row['rc']}: {row['summary']}")
+            for name in (f"old{turn}", f"fresh{turn}"):
+                if turn and not args.keep:
+                    import shutil
+
+                    shutil.rmtree(root / name, ignore_errors=True)
         if not args.no_breakdown:
             print(f"3. the same import with step timings (child process)  ({load()})")
             got = breakdown(root / "breakdown", plain)

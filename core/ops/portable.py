@@ -306,8 +306,7 @@ def _digest(text: str, trigger: str, project: str | None) -> bytes:
 SMALL_BATCH = 300  # up to this many lessons, dedup asks the store per lesson instead of reading it all
 DECIDE_BLOCK = 128  # lessons scored against the dedup index in one matrix product
 WRITE_PAGE = 2000  # new lessons per store write
-VECTOR_SAMPLE = 32  # carried vectors re-embedded to check they belong to their triggers (first batch)
-VECTOR_SAMPLE_LATER = 8  # ... and in each later batch
+VECTOR_SAMPLE = 32  # carried vectors, spread over the file, re-embedded to check they belong to their triggers
 IMPORT_BATCH = 5000  # lessons read, decided and written at a time (memory: one batch, not the file)
 VECTOR_MIN_COSINE = 0.98
 
@@ -469,6 +468,7 @@ class _DedupIndex:
         self.vecs = np.zeros((1024, dim), dtype=np.float32)
         self.proj = np.zeros(1024, dtype=np.int32)  # 0: global
         self.codes: dict[str, int] = {}
+        self.cells: _Cells | None = None  # from CELLS_MIN rows: queries look in their nearest cells only
 
     def code(self, project: str | None) -> int:
         if not project:
@@ -492,6 +492,10 @@ class _DedupIndex:
         self.vecs[n:need] = vecs
         self.proj[n:need] = [self.code(p) for p in projects]
         self.ids.extend(ids)
+        if self.cells is not None:
+            self.cells.add(np.arange(n, need), vecs, self.proj[n:need])
+        elif need >= CELLS_MIN:
+            self.cells = _Cells(self.vecs[:need], self.proj[:need])
 
     def top(
         self, queries: Any, projects: list[str | None], k: int, floor: float = -1.0
@@ -505,6 +509,12 @@ class _DedupIndex:
         n = len(self.ids)
         if n == 0:
             return [[] for _ in projects]
+        if self.cells is not None:
+            own = np.asarray([self.codes.get(p, -1) if p else -1 for p in projects], dtype=np.int32)
+            return [
+                [(self.ids[row], score) for row, score in found]
+                for found in self.cells.top(np.asarray(queries, dtype=np.float32), own, k, floor)
+            ]
         out: list[list[tuple[str, float]]] = []
         vecs, proj = self.vecs[:n], self.proj[:n]
         scoped = proj != 0
@@ -524,6 +534,116 @@ class _DedupIndex:
                 cols = cols[np.argsort(-row[cols], kind="stable")]
                 out.append([(self.ids[c], float(row[c])) for c in cols if np.isfinite(row[c])])
         return out
+
+
+CELLS_MIN = 40_000  # rows from which dedup searches cells, not every row (as the engine's index goes coarse)
+CELLS = 256  # cells (spherical k-means centroids)
+CELL_PROBES = 12  # cells a query looks in (of CELLS)
+
+
+class _Cells:
+    """An inverted file over the dedup index, so deciding a lesson costs a fixed
+    share of the index instead of all of it, and a big import is no longer
+    quadratic: rows are grouped under the nearest of :data:`CELLS` centroids
+    (spherical k-means on a sample); a query is scored against the rows of its
+    :data:`CELL_PROBES` nearest cells. A block of queries is answered cell by
+    cell, each cell's rows against the queries that probe it in one product.
+    Approximate, like the engine's coarse pass above 40k rows: a neighbour in
+    a cell outside a query's nearest ones is not seen (``bench/import_speed.py
+    --recall`` measures how often)."""
+
+    def __init__(self, vecs: Any, proj: Any, seed: int = 0) -> None:
+        import numpy as np
+        from twiceshy.memory.index import _single_thread_blas
+
+        _single_thread_blas()  # many small products: two BLAS threads cost more in sync than they save
+        rng = np.random.default_rng(seed)
+        n, dim = vecs.shape
+        self.count = count = min(CELLS, n)
+        self.probes = min(CELL_PROBES, count)
+        sample = vecs[np.sort(rng.choice(n, size=min(n, 32 * count), replace=False))]
+        cents = sample[rng.choice(len(sample), size=count, replace=False)].copy()
+        for _ in range(6):  # a few Lloyd steps; the centroids need only spread the rows
+            near = np.argmax(sample @ cents.T, axis=1)
+            onehot = np.zeros((len(sample), count), dtype=np.float32)
+            onehot[np.arange(len(sample)), near] = 1.0
+            sums = onehot.T @ sample
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            empty = norms[:, 0] < 1e-6
+            cents = np.where(empty[:, None], cents, sums / np.clip(norms, 1e-12, None)).astype(np.float32)
+        self.cents = np.ascontiguousarray(cents, dtype=np.float32)
+        self.vecs = [np.zeros((8, dim), dtype=np.float32) for _ in range(count)]
+        self.rows = [np.zeros(8, dtype=np.int64) for _ in range(count)]
+        self.proj = [np.zeros(8, dtype=np.int32) for _ in range(count)]
+        self.size = [0] * count
+        for start in range(0, n, 8192):
+            stop = min(n, start + 8192)
+            self.add(np.arange(start, stop), vecs[start:stop], proj[start:stop])
+
+    def add(self, rows: Any, vecs: Any, proj: Any) -> None:
+        import numpy as np
+
+        cells = np.argmax(vecs @ self.cents.T, axis=1)
+        order = np.argsort(cells, kind="stable")
+        cells = cells[order]
+        cuts = np.flatnonzero(np.diff(cells)) + 1
+        for lo, hi in zip(np.concatenate([[0], cuts]).tolist(), np.concatenate([cuts, [len(cells)]]).tolist()):
+            cell, take = int(cells[lo]), order[lo:hi]
+            m, need = self.size[cell], self.size[cell] + hi - lo
+            if need > len(self.rows[cell]):  # grow by doubling
+                cap = max(need, 2 * len(self.rows[cell]))
+                for store in (self.vecs, self.rows, self.proj):
+                    grown = np.zeros((cap, *store[cell].shape[1:]), dtype=store[cell].dtype)
+                    grown[:m] = store[cell][:m]
+                    store[cell] = grown
+            self.vecs[cell][m:need] = vecs[take]
+            self.rows[cell][m:need] = np.asarray(rows)[take]
+            self.proj[cell][m:need] = np.asarray(proj)[take]
+            self.size[cell] = need
+
+    def top(self, queries: Any, own: Any, k: int, floor: float) -> list[list[tuple[int, float]]]:
+        """For each query, up to ``k`` (row, cosine) of at least ``floor`` among
+        the rows it may see (global, or of its project ``own``), best first."""
+        import numpy as np
+
+        b = len(queries)
+        found: list[list[tuple[int, float]]] = [[] for _ in range(b)]
+        got_q: list[Any] = []
+        got_row: list[Any] = []
+        got_score: list[Any] = []
+        p = self.probes
+        probes = np.argpartition(-(queries @ self.cents.T), p - 1, axis=1)[:, :p].ravel()
+        order = np.argsort(probes, kind="stable")
+        cells, asking = probes[order], order // p
+        cuts = np.flatnonzero(np.diff(cells)) + 1
+        for lo, hi in zip(np.concatenate([[0], cuts]).tolist(), np.concatenate([cuts, [len(cells)]]).tolist()):
+            cell = int(cells[lo])
+            m = self.size[cell]
+            if not m:
+                continue
+            qs = asking[lo:hi]
+            scores = queries[qs] @ self.vecs[cell][:m].T
+            proj = self.proj[cell][:m]
+            if proj.any():
+                scores[(proj != 0)[None, :] & (proj[None, :] != own[qs][:, None])] = -np.inf
+            if m > k:
+                cols = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+            else:
+                cols = np.broadcast_to(np.arange(m), (len(qs), m))
+            got_q.append(np.repeat(qs, cols.shape[1]))
+            got_row.append(self.rows[cell][cols].ravel())
+            got_score.append(np.take_along_axis(scores, cols, axis=1).ravel())
+        if not got_q:
+            return found
+        q_all, row_all, score_all = np.concatenate(got_q), np.concatenate(got_row), np.concatenate(got_score)
+        keep = score_all >= floor  # -inf (another project's row) is dropped here too
+        q_all, row_all, score_all = q_all[keep], row_all[keep], score_all[keep]
+        order = np.lexsort((-score_all, q_all))  # by query, best first
+        q_all, row_all, score_all = q_all[order].tolist(), row_all[order].tolist(), score_all[order].tolist()
+        for q, row, score in zip(q_all, row_all, score_all):
+            if len(found[q]) < k:
+                found[q].append((row, score))
+        return found
 
 
 class _Clock:
@@ -586,7 +706,8 @@ class _Bulk:
         # instead of reading it all; a large one reads it once, page by page.
         self.small = total <= SMALL_BATCH
         self.read = False
-        self.verify = not self.small  # carried vectors: sample-checked per batch
+        self.verify = not self.small  # carried vectors sample-checked per batch, unless checked for the run
+        self.trusted = True
         self.batches = 0
         self.links: list[tuple[str, str]] = []  # (stored id, file id of its newer lesson) not yet resolved
         self.dedup = float(ctx.config.get("learning", "dedup_threshold"))
@@ -609,6 +730,14 @@ class _Bulk:
             if len(got["ids"]) < 2000:
                 break
         self.read = True
+
+    def check_carried(self, sample: list[_Item]) -> None:
+        """Check carried vectors once for the whole run on ``sample`` (spread over
+        the file): if any is not of its trigger, none is used, in any batch."""
+        self.verify = False
+        carried = [it for it in sample if it.vector is not None]
+        if carried:
+            self.trusted = _vectors(self.store, carried, None, verify=True, sample=len(carried))[1]
 
     def _steps(self, n: int) -> _Steps:
         return _Steps(self.progress, self.total, self.done, n)
@@ -655,12 +784,12 @@ class _Bulk:
             existing[key] = ""  # a second copy in the same file: resolved below
             todo.append(it)
             keys.append(key)
-        sample = VECTOR_SAMPLE if self.batches == 1 else VECTOR_SAMPLE_LATER
-        vectors, trusted = _vectors(store, todo, steps, verify=self.verify, sample=sample)
-        if not trusted:
-            self.verify = False  # one batch's carried vectors were not of their triggers: embed the rest too
+        if not self.trusted:
             for it in todo:
                 it.vector = None
+        vectors, trusted = _vectors(store, todo, steps, verify=self.verify)
+        if not trusted:
+            self.verify = self.trusted = False  # carried vectors not of their triggers: none used from here on
         self.clock.lap("embed")
         # Decide each lesson against the store and what this run added before it:
         # a block is scored against the index in one product, then against the
@@ -944,6 +1073,7 @@ def _import_records(
     ctx: EngineContext,
     records: Iterable[tuple[int, Any]],
     total: int,
+    sample: list[Any],
     edges: Callable[[], Iterable[Any]],
     as_global: bool,
     progress: Progress | None,
@@ -954,6 +1084,12 @@ def _import_records(
     then the file's edges (``edges()`` is called once every record was read)."""
     parser = _Parser(ctx, as_global)
     run = _Bulk(ctx, total, progress, timings=timings)
+    if not run.small:
+        checked = []
+        for rec in sample:
+            with contextlib.suppress(ValueError):
+                checked.append(parser.item(rec))
+        run.check_carried(checked)
     clock = _Clock(timings)
     invalid = 0
     items: list[_Item] = []
@@ -1011,10 +1147,12 @@ def import_data(
     A file is better imported with :func:`import_file` (streamed).
     """
     records = validate_export(data)
+    carried = [r for r in records if isinstance(r, dict) and r.get("embedding")]
     return _import_records(
         ctx,
         enumerate(records, 1),
         len(records),
+        carried[:: max(1, len(carried) // VECTOR_SAMPLE)][:VECTOR_SAMPLE],
         lambda: data.get("edges") or [],
         as_global,
         progress,
@@ -1048,7 +1186,9 @@ def import_file(
     edges: list[Any] = []
     reader = _ExportReader(path, name, edges)
     try:
-        return _import_records(ctx, reader.lessons(), total, lambda: edges, as_global, progress, timings, on_invalid)
+        return _import_records(
+            ctx, reader.lessons(), total, head["_sample"], lambda: edges, as_global, progress, timings, on_invalid
+        )
     finally:
         reader.close()
 
@@ -1080,22 +1220,34 @@ class _ExportReader:
     def scan(cls, path: Path, name: str) -> dict[str, Any]:
         """The document's fields other than lessons and edges (``lessons`` an
         empty list when it is a list), with ``_lessons``: how many. Reads it all
-        once, a value at a time; raises on any syntax error."""
+        once, a value at a time; raises on any syntax error. ``_sample``: up to
+        :data:`VECTOR_SAMPLE` records carrying a vector, drawn evenly at random
+        from the whole file (a reservoir)."""
+        import random
+
+        rng = random.Random(0)
         reader = cls(path, name)
         try:
             head: dict[str, Any] = {}
-            n = 0
+            n = carried = 0
+            sample: list[Any] = []
             for key, value in reader.fields():
                 if key == "lessons" and value is _LIST:
                     head["lessons"] = []
-                    for _ in reader.items():
+                    for _, rec in reader.items():
                         n += 1
+                        if isinstance(rec, dict) and rec.get("embedding"):
+                            carried += 1
+                            if len(sample) < VECTOR_SAMPLE:
+                                sample.append(rec)
+                            elif (j := rng.randrange(carried)) < VECTOR_SAMPLE:
+                                sample[j] = rec
                 elif key == "edges" and value is _LIST:
                     for _ in reader.items():
                         pass
                 else:
                     head[key] = value
-            head["_lessons"] = n
+            head["_lessons"], head["_sample"] = n, sample
             return head
         finally:
             reader.close()
