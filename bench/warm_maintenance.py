@@ -74,7 +74,7 @@ def spawn(home: Path, code: str | None) -> subprocess.Popen[bytes]:
 def ping(home: Path) -> dict | None:
     from twiceshy.engine import server
 
-    status = server.call(home, "status", timeout=2.0)
+    status = server.call(home, "ping", timeout=2.0)
     return status if status and status.get("ready") else None  # it answers status while loading
 
 

@@ -128,3 +128,30 @@ def test_writes_keep_the_position_so_the_next_start_only_catches_up(twiceshy_hom
     assert snap.path.stat().st_mtime_ns == stamp  # nothing to change, short backlog: not rewritten
     other = rules_snapshot.RulesSnapshot(snap.path, block_tiers=[1, 2])  # other block tiers: rebuilt
     assert other.ensure(store) == ("rebuilt", 5)
+
+
+def test_engine_start_catches_the_snapshot_up_instead_of_rebuilding(twiceshy_home: Path, store) -> None:
+    import time
+
+    from reliability_kit import serve_pids
+    from twiceshy.engine import server as engine_mod
+
+    store.add_many(_lessons(6))
+    store.rules_snapshot.ensure(store)
+    _crash_writing("add", "c0ffee000002")
+    assert not _denies(twiceshy_home)
+    try:
+        engine_mod.spawn_detached(twiceshy_home, env=dict(os.environ))
+        assert engine_mod.wait_ready(twiceshy_home, timeout=120) is not None
+        deadline = time.monotonic() + 120
+        checked: list[str] = []
+        while not checked and time.monotonic() < deadline:
+            status = engine_mod.call(twiceshy_home, "ping") or {}
+            checked = [k for k in status.get("timing_ms", {}) if k.startswith("rules snapshot")]
+            if not checked:
+                time.sleep(0.2)  # polling the engine's own report, with a generous deadline
+        assert checked == ["rules snapshot caught up (1 lessons read)"], status
+        assert _denies(twiceshy_home)
+    finally:
+        engine_mod.stop(twiceshy_home, timeout=20)
+        assert not serve_pids(twiceshy_home)
