@@ -76,6 +76,7 @@ HOLD_TAIL = (
     "send the identical call again: it will run this time."
 )
 HOLD_TTL_S = 3 * 86400  # hold records of older sessions are pruned
+PRUNE_EVERY_S = 3600.0  # at most one sweep of the holds folder per hour (per process)
 MAX_CALLS = 512  # pre-tool calls whose order a session remembers (for the judge)
 
 _lock = threading.Lock()
@@ -154,16 +155,41 @@ def _held(session: dict[str, Any], session_id: str) -> dict[str, float]:
     return held
 
 
-def _save_held(session_id: str, held: dict[str, float]) -> None:
-    from twiceshy.base.fileio import write_atomic
+_pruned_at = 0.0  # monotonic time of the last sweep of old hold records
 
+
+def _save_held(session_id: str, held: dict[str, float]) -> None:
+    """Write the session's hold record (temp file + rename: a reader sees the
+    old record or the new one).
+
+    Not fsynced: the record only has to outlive the engine *process* (a
+    restart between the hold and the model's retry), and a written page
+    survives that; an fsync cost 18 ms per hold on a machine whose disk was
+    busy, on the hot path. Old records are swept at most once per
+    :data:`PRUNE_EVERY_S` (the sweep stats every record)."""
+    global _pruned_at
     folder = _holds_dir()
+    path = _holds_file(session_id)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(_holds_file(session_id), json.dumps(held), private=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, json.dumps(held).encode())
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
     except OSError as exc:
         record_error("delivery.save_hold", exc)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
         return
+    now = time.monotonic()
+    if _pruned_at and now - _pruned_at < PRUNE_EVERY_S:
+        return
+    _pruned_at = now
     cutoff = time.time() - HOLD_TTL_S
     try:
         for entry in os.scandir(folder):
@@ -205,12 +231,26 @@ def fix_of(exp: Any) -> str:
 
 
 def fixes_of(ctx: EngineContext, matches: list[LessonMatch]) -> dict[str, str]:
-    """Lesson id -> its fix ("" when it names none). One store read; only a hold pays it."""
+    """Lesson id -> its fix ("" when it names none). The lessons the recall
+    plugin just matched are still in hand (``ranking.matched_lesson``); only
+    another plugin's lesson costs a store read (a Chroma get: 3-17 ms)."""
+    from twiceshy.recall.ranking import matched_lesson
+
+    out: dict[str, str] = {}
+    missing = []
+    for m in matches:
+        exp = matched_lesson(m.experience_id, m.text)
+        if exp is None:
+            missing.append(m.experience_id)
+        else:
+            out[m.experience_id] = fix_of(exp)
+    if not missing:
+        return out
     try:
-        return {exp.id: fix_of(exp) for exp in ctx.store.get_many([m.experience_id for m in matches])}
+        out.update({exp.id: fix_of(exp) for exp in ctx.store.get_many(missing)})
     except Exception as exc:  # the lesson text alone still tells the model
         record_error("delivery.fix", exc)
-        return {}
+    return out
 
 
 def hold_reason(matches: list[LessonMatch], fixes: dict[str, str]) -> str:

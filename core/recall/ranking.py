@@ -146,6 +146,7 @@ class Candidate:
     reason: str = ""
 
     def to_match(self) -> LessonMatch:
+        _note_matched(self.exp)
         return LessonMatch(
             experience_id=self.exp.id,
             text=self.exp.text,
@@ -154,6 +155,28 @@ class Candidate:
             score=round(self.score, 4),
             evidence=self.exp.evidence(),
         )
+
+
+# Lessons just turned into matches, kept while in hand: a hold states the
+# lesson's fix (twiceshy.recall.delivery.fixes_of), which otherwise cost a
+# store read per hold. Keyed by id *and* text, so an edited lesson is re-read.
+_MATCHED_MAX = 256
+_matched: OrderedDict[tuple[str, str], Experience] = OrderedDict()
+_matched_lock = threading.Lock()
+
+
+def _note_matched(exp: Experience) -> None:
+    with _matched_lock:
+        _matched[(exp.id, exp.text)] = exp
+        _matched.move_to_end((exp.id, exp.text))
+        while len(_matched) > _MATCHED_MAX:
+            _matched.popitem(last=False)
+
+
+def matched_lesson(exp_id: str, text: str) -> Experience | None:
+    """The lesson behind a match made in this process (``Candidate.to_match``), or None."""
+    with _matched_lock:
+        return _matched.get((exp_id, text))
 
 
 def event_project(event: CoreEvent) -> str | None:
