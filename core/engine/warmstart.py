@@ -19,9 +19,14 @@ Written atomically, mode 0600.
 Memory: :func:`write_cache` streams. It reads the store a page at a time and
 writes each page's vectors and rows at once, so whatever the store's size it
 holds one page plus the per-lesson ids and offsets, never a copy of the vector
-matrix (a 100k store's is 154 MB). The engine rewrites a large store's cache
-only when it has been idle a while (a pass reads every row) and gives up a
-pass as soon as a request arrives (:data:`twiceshy.engine.server.WARM_CACHE_IDLE_S`).
+matrix (a 100k store's is 154 MB). Usually it does not read the store at
+all: :func:`update_cache` re-reads only the rows the change journal names
+since the old cache's position and copies the rest from the old file (the
+kernel copies, nothing is mapped), ~1 s at 100k instead of ~90 s for a full
+pass. The engine brings a large store's cache up to date when it has been
+idle a while and gives up a pass as soon as a request arrives
+(:data:`twiceshy.engine.server.WARM_CACHE_IDLE_S`), and at exit when few
+rows changed.
 """
 
 from __future__ import annotations
