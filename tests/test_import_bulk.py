@@ -274,3 +274,141 @@ def test_dedup_within_and_across_blocks_and_projects(ctx, monkeypatch) -> None:
     assert all(len(v) == 1 for v in by_trigger.values())
     assert {e.seen_count for (_, p), (e,) in by_trigger.items() if p is None} == {2}
     assert sum(1 for (_, p) in by_trigger if p == "p1") == 5
+
+
+def write_lines(path: Path, lessons: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None) -> None:
+    """An export as `twiceshy export` writes it: one lesson per line."""
+    import json
+
+    body = ",".join("\n    " + json.dumps(r) for r in lessons)
+    path.write_text(
+        '{\n  "format": "twiceshy-export",\n  "schema_version": 1,\n  "lessons": ['
+        + body
+        + '\n  ],\n  "edges": '
+        + json.dumps(edges or [])
+        + "\n}\n",
+        encoding="utf-8",
+    )
+
+
+def stored(ctx: Any) -> list[tuple[str, str, str | None, int, int, str | None]]:
+    by_id = {e.id: e for e in ctx.store.all()}
+    out = []
+    for e in by_id.values():
+        newer = by_id[e.superseded_by].text if e.superseded_by in by_id else e.superseded_by
+        out.append((e.text, e.trigger, e.project, e.tier, e.seen_count, newer))
+    return sorted(out, key=repr)
+
+
+def test_a_file_is_streamed_in_batches_with_the_same_result(tmp_path, monkeypatch) -> None:
+    """One lesson per line, read a record at a time and stored 7 at a time, gives
+    the store one whole-document batch gives: copies merged across batch
+    boundaries, a link to a newer lesson further down the file kept, edges mapped."""
+    import json
+
+    lessons = [rec(i, f"advice for service {i}", f"deploy svc{i} --env=prod --replicas={i}") for i in range(30)]
+    lessons += [
+        rec(100 + i, f"advice for service {i}, again", f"deploy svc{i} --env=prod --replicas={i}")
+        for i in range(0, 30, 3)
+    ]
+    lessons[2]["superseded_by"] = "r25"  # a newer lesson four batches later
+    lessons.append(dict(rec(200, "scoped advice", "deploy svc1 --env=prod --replicas=1"), project="p1"))
+    edges = [{"src": "r1", "dst": "r29", "type": "relates-to", "weight": 0.5}]
+    path = tmp_path / "lines.json"
+    write_lines(path, lessons, edges)
+    whole = fresh_context(tmp_path / "whole")
+    want = import_data(whole, json.loads(path.read_text()))
+    monkeypatch.setattr(portable, "IMPORT_BATCH", 7)
+    monkeypatch.setattr(portable, "SMALL_BATCH", 5)  # the paged path, as a big file takes
+    monkeypatch.setattr(portable, "READ_CHUNK", 64)  # records cut across buffer refills
+    streamed = fresh_context(tmp_path / "streamed")
+    got = portable.import_file(streamed, path)
+    assert got == want and got["seen"] == 10, (got, want)
+    assert stored(streamed) == stored(whole)
+    by_text = {e.text: e for e in streamed.store.all()}
+    assert by_text["advice for service 2"].superseded_by == by_text["advice for service 25"].id
+    assert by_text["advice for service 2"].tier == int(Tier.QA)
+    assert any(n[1] == "relates-to" for n in streamed.store.neighbours(by_text["advice for service 1"].id))
+    size = streamed.store.count()
+    again = portable.import_file(streamed, path)  # again: nothing new (copies merged once more)
+    assert again["exists"] == 31 and again["seen"] == 10 and streamed.store.count() == size, again
+
+
+def test_older_whole_document_files_still_import(ctx, tmp_path, monkeypatch) -> None:
+    import json
+
+    monkeypatch.setattr(portable, "READ_CHUNK", 16)
+    path = tmp_path / "old.json"
+    lessons = [rec(i, f"use the lock file {i}", f"npm ci --prefix=app{i}") for i in range(4)]
+    path.write_text(json.dumps({"counts": {}, "lessons": lessons, "format": EXPORT_FORMAT, "schema_version": 1}))
+    counts = portable.import_file(ctx, path)  # "format" after the lessons: checked once all is read
+    assert counts["new"] + counts["related"] == 4, counts
+    assert sorted(e.text for e in ctx.store.all()) == [f"use the lock file {i}" for i in range(4)]
+    indented = tmp_path / "indented.json"
+    indented.write_text(json.dumps(doc([rec(9, "pin node", "nvm use 20")]), indent=4))
+    assert portable.import_file(ctx, indented)["new"] == 1
+
+
+def test_bad_records_are_named_by_line_and_bad_json_is_refused_before_storing(ctx, tmp_path) -> None:
+    path = tmp_path / "mixed.json"
+    write_lines(path, [rec(1, "pin the version", "pip install -r req.txt"), {"tier": 1}, "text", rec(2, "", "x")])
+    skipped: list[tuple[int, str]] = []
+    counts = portable.import_file(ctx, path, on_invalid=lambda line, why: skipped.append((line, why)))
+    assert counts["new"] == 1 and counts["invalid"] == 3
+    assert [line for line, _ in skipped] == [6, 7, 8], skipped  # the lines the records are on
+    assert "text" in skipped[0][1] and "object" in skipped[1][1] and "empty" in skipped[2][1]
+    before = stored(ctx)
+    broken = tmp_path / "broken.json"
+    write_lines(broken, [rec(i, f"advice {i}", f"make t{i}") for i in range(50)])
+    text = broken.read_text().splitlines()
+    text[40] = text[40][:30]  # a record cut short on line 41
+    broken.write_text("\n".join(text))
+    try:
+        portable.import_file(ctx, broken)
+    except portable.PortableError as exc:
+        assert "line 41" in str(exc) and "broken.json" in str(exc), exc
+    else:
+        raise AssertionError("a broken file was imported")
+    assert stored(ctx) == before  # refused before anything was stored
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    try:
+        portable.import_file(ctx, empty)
+    except portable.PortableError as exc:
+        assert "empty" in str(exc)
+    else:
+        raise AssertionError("an empty file was imported")
+
+
+def test_cells_find_what_the_exact_search_finds(monkeypatch) -> None:
+    """The inverted file used from CELLS_MIN rows: probing every cell is the exact
+    search; probing a few still finds near copies (a copy's nearest cell is its
+    original's) and keeps projects apart."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(600, 384)).astype(np.float32)
+    projects = [None if i % 3 else "p1" for i in range(600)]
+    queries = base[:64] + rng.normal(scale=0.15, size=(64, 384)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    own: list[str | None] = [None] * 32 + ["p2"] * 32
+    monkeypatch.setattr(portable, "CELLS_MIN", 10**9)
+    exact = portable._DedupIndex(384)
+    exact.add([f"e{i}" for i in range(600)], base, projects)
+    want = exact.top(queries, own, 5, 0.35)
+    monkeypatch.setattr(portable, "CELLS_MIN", 100)
+    monkeypatch.setattr(portable, "CELLS", 12)
+    monkeypatch.setattr(portable, "CELL_PROBES", 12)
+    every = portable._DedupIndex(384)
+    every.add([f"e{i}" for i in range(600)], base, projects)
+    assert every.cells is not None
+    got = every.top(queries, own, 5, 0.35)
+    assert [[i for i, _ in row] for row in got] == [[i for i, _ in row] for row in want]
+    assert all(abs(a - b) < 1e-5 for g, w in zip(got, want) for (_, a), (_, b) in zip(g, w))
+    monkeypatch.setattr(portable, "CELL_PROBES", 2)
+    few = portable._DedupIndex(384)
+    few.add([f"e{i}" for i in range(300)], base[:300], projects[:300])
+    few.add([f"e{i}" for i in range(300, 600)], base[300:], projects[300:])  # rows added after the cells exist
+    top = few.top(queries, own, 5, 0.35)
+    for q in range(64):
+        if projects[q] is None:  # visible to every query: global
+            assert top[q] and top[q][0][0] == f"e{q}", (q, top[q])
+        assert all(projects[int(i[1:])] is None for i, _ in top[q])  # never p1's rows: no query is of p1

@@ -142,6 +142,7 @@ def test_import_rejects_what_is_not_an_export(tmp_path: Path):
     proc = cli("import", "-", "--json", cwd=tmp_path, input=json.dumps(mixed))
     counts = json.loads(proc.stdout)
     assert counts["invalid"] == 2 and counts["new"] == 1
+    assert proc.stderr.count("-: line 1: record skipped") == 2, proc.stderr  # each bad record named
 
 
 def test_backup_and_restore_roundtrip(tmp_path: Path, twiceshy_home: Path):
