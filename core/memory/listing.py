@@ -194,6 +194,7 @@ def _segment(source: Any) -> Iterator[_Segment | None]:
     store = _store_of(source)
     file = _sqlite_file(store)
     conn = None
+    yielded = False
     try:
         if file is None:
             yield None
@@ -206,6 +207,7 @@ def _segment(source: Any) -> Iterator[_Segment | None]:
             segment, here, alone, tiers = known[1]
             seg = _Segment(conn, segment, here, alone, tiers)
             seg.fetch = store.get_many
+            yielded = True
             yield seg
             if len(seg.tiers) > len(tiers) and _stamp(file, count) == stamp:
                 _facts[str(file)] = (stamp, (segment, here, alone, dict(seg.tiers)))
@@ -223,10 +225,13 @@ def _segment(source: Any) -> Iterator[_Segment | None]:
             return
         seg = _Segment(conn, segment, int(here))
         seg.fetch = store.get_many
+        yielded = True
         yield seg
         if _stamp(file, count) == stamp:  # nothing was written meanwhile: what we counted holds
             _facts[str(file)] = (stamp, (segment, seg.rows, seg.alone, dict(seg.tiers)))
     except (sqlite3.Error, AttributeError, TypeError, ValueError):
+        if yielded:
+            raise  # the caller's block failed: its own except sees it (a second yield would be a RuntimeError)
         yield None
     finally:
         if conn is not None:
@@ -239,6 +244,7 @@ def _file_segment(file: Path, collection: str) -> Iterator[_Segment | None]:
     from twiceshy.memory.census import SqlCensus
 
     conn = None
+    seg: _Segment | None = None
     try:
         conn = sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)
         rows = conn.execute(
@@ -246,16 +252,15 @@ def _file_segment(file: Path, collection: str) -> Iterator[_Segment | None]:
             " WHERE s.scope = 'METADATA' AND c.name = ?",
             (collection,),
         ).fetchall()
-        if len(rows) != 1:
-            yield None
-            return
-        segment = rows[0][0]
-        (here,) = conn.execute("SELECT count(*) FROM embeddings WHERE segment_id = ?", (segment,)).fetchone()
-        seg = _Segment(conn, segment, int(here))
-        seg.fetch = SqlCensus(conn, segment, int(here), {}).experiences
-        yield seg
+        if len(rows) == 1:
+            segment = rows[0][0]
+            (here,) = conn.execute("SELECT count(*) FROM embeddings WHERE segment_id = ?", (segment,)).fetchone()
+            seg = _Segment(conn, segment, int(here))
+            seg.fetch = SqlCensus(conn, segment, int(here), {}).experiences
     except (sqlite3.Error, AttributeError, TypeError, ValueError):
-        yield None
+        seg = None
+    try:
+        yield seg  # an error in the caller's block is the caller's (it catches sqlite3.Error)
     finally:
         if conn is not None:
             conn.close()
