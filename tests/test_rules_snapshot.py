@@ -155,3 +155,19 @@ def test_engine_start_catches_the_snapshot_up_instead_of_rebuilding(twiceshy_hom
     finally:
         engine_mod.stop(twiceshy_home, timeout=20)
         assert not serve_pids(twiceshy_home)
+
+
+def test_rule_ids_are_read_right_from_a_file_in_any_form(tmp_path: Path) -> None:
+    """The id scan of the compact file, and the parse of any other form, agree."""
+    path = tmp_path / "rules.json"
+    rules = [
+        {"id": "a1", "tier": 1, "project": None, "signature": {"id": "nested"}, "reason": 'says {"id":"fake"}'},
+        {"id": "b2", "tier": 1, "project": "p", "signature": None, "reason": "plain"},
+    ]
+    snap = rules_snapshot.RulesSnapshot(path)
+    rules_snapshot._write(path, {"v": 1, "written_at": 1.0, "block_tiers": [1], "rules": rules})
+    assert {"a1", "b2"} <= snap._ids_on_disk() <= {"a1", "b2", "nested"}  # extra ids only cost a merge
+    path.write_text(json.dumps({"v": 1, "block_tiers": [1], "rules": rules[1:]}, indent=2))  # hand-edited
+    assert snap._ids_on_disk() == {"b2"}
+    snap.on_write("delete", ["b2"])
+    assert rules_snapshot.read(path)["rules"] == []
