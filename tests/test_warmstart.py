@@ -337,3 +337,22 @@ def test_a_rotated_journal_falls_back_to_a_full_rewrite(ctx, monkeypatch: pytest
     header = warmstart.WarmCache(warmstart.cache_path(store.path)).header
     assert "merged" not in header and header["journal"][0] == store.journal_position()[0]
     assert lessons[1].id not in header["ids"] and len(header["ids"]) == len(lessons) - 1
+
+
+def test_a_float16_index_is_seeded_slice_by_slice_with_the_same_vectors(ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    store = ctx.store
+    lessons = _lessons()
+    store.add_many(lessons)
+    assert warmstart.write_cache(store)
+    monkeypatch.setattr(index_mod, "COARSE_MIN", 4)  # a "large" store: the index keeps float16
+    monkeypatch.setattr(index_mod, "COARSE_DIMS", 8)  # (a projection needs fewer dims than rows)
+    cache = warmstart.open_cache(store.path, store.embedder.name)
+    assert cache is not None
+    index = index_mod.VectorIndex()
+    assert cache.fill_index(index) is not None
+    assert index._vecs.dtype == np.float16 and index.ids == cache.ids
+    assert np.allclose(index._vecs.astype(np.float32), cache.vectors, atol=2e-3)  # the mapping still reads
+    warm = warmstart.WarmStore(cache, store.embedder, store.path, lambda: store)
+    assert warm.search(lessons[4].trigger, k=1)[0][0].id == lessons[4].id  # pages let go are mapped again

@@ -54,7 +54,7 @@ MAX_EDGES = 50_000  # more edges than this: edges are not cached (edge lookups w
 EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
 INCREMENTAL_MIN = 2000  # changed rows an incremental rewrite always takes on...
 INCREMENTAL_FRACTION = 5  # ...and beyond that up to this fraction of the store (then a full pass)
-COPY_ROWS = 4096  # old vectors copied per write by an incremental rewrite
+SEED_CHUNKED = True  # seed a float16 index slice by slice, letting the mapped pages go (see WarmCache)
 
 
 def cache_path(store_path: Path) -> Path:
@@ -434,8 +434,36 @@ class WarmCache:
         journal = self.header.get("journal")
         if not journal or not journal[0]:
             return None
-        index.load_arrays(self.ids, self.vectors, self.project_of, self.project_names, self.superseded)
+        index.load_arrays(self.ids, self._index_vectors(), self.project_of, self.project_names, self.superseded)
         return str(journal[0]), int(journal[1])
+
+    def _index_vectors(self) -> np.ndarray:
+        """The vectors to seed an index with. When the index stores them as
+        float16 (a large store), converted here a few MB at a time, each slice's
+        mapped pages let go as soon as it is converted: the hand-over then holds
+        the half-size copy instead of the whole mapping (154 MB at 100k) on top
+        of it. A search meanwhile maps the pages it needs again."""
+        try:
+            from twiceshy.memory.index import _storage_dtype
+
+            dtype = np.dtype(_storage_dtype(len(self.ids)))
+        except (ImportError, TypeError):
+            return self.vectors
+        if not SEED_CHUNKED or dtype == self.vectors.dtype or not len(self.ids):
+            return self.vectors
+        n, dim = self.vectors.shape
+        out = np.empty((n, dim), dtype=dtype)
+        vec_off = PRELUDE.unpack_from(self._map, len(MAGIC))[2]
+        rows = max(1, (8 << 20) // (dim * 4))
+        for a in range(0, n, rows):
+            b = min(n, a + rows)
+            out[a:b] = self.vectors[a:b]
+            start = (vec_off + a * dim * 4) // mmap.PAGESIZE * mmap.PAGESIZE
+            try:
+                self._map.madvise(mmap.MADV_DONTNEED, start, vec_off + b * dim * 4 - start)
+            except (AttributeError, OSError, ValueError):
+                pass
+        return out
 
     def replayable(self, store: Any) -> bool:
         """Can ``store``'s change journal bring these rows up to date (same journal epoch)?"""
