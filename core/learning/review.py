@@ -34,6 +34,7 @@ Stdlib only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -481,6 +482,51 @@ def _in_mistake(text: str, pos: int, mistakes: list[str]) -> bool:
     return bool(quoted) and any(m == quoted or (span.rstrip().endswith("…") and m.startswith(quoted)) for m in mistakes)
 
 
+@functools.cache
+def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Lowercase strings one of which every match of ``pattern`` contains, read
+    from its parsed form (None when no such set is known). :func:`classify`
+    skips a rule whose strings are all absent from an ASCII text: a bulk import
+    classifies every lesson, and most rules cannot match most lessons. Only a
+    necessary condition: the rule itself still decides."""
+    try:
+        from re import _constants as c  # type: ignore[attr-defined]
+        from re import _parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as c
+        import sre_parse as _parser
+
+    def seq(items: Any) -> set[str] | None:
+        best: set[str] | None = None
+        run: list[str] = []
+
+        def consider(found: set[str] | None) -> None:
+            nonlocal best
+            if found and min(map(len, found)) >= 2:
+                if best is None or min(map(len, found)) > min(map(len, best)):
+                    best = found
+
+        for op, arg in items:
+            if op is c.LITERAL:
+                run.append(chr(arg).lower())
+                continue
+            consider({"".join(run)} if run else None)
+            run = []
+            if op is c.SUBPATTERN:
+                consider(seq(arg[-1]))
+            elif op is c.BRANCH:
+                alts = [seq(branch) for branch in arg[1]]
+                if all(alts):
+                    consider(set().union(*alts))  # type: ignore[arg-type]
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] >= 1:
+                consider(seq(arg[2]))
+        consider({"".join(run)} if run else None)
+        return best
+
+    found = seq(_parser.parse(pattern.pattern, pattern.flags))
+    return tuple(sorted(found)) if found else None
+
+
 def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
     """Why this lesson text must be held for review ([] if it may be shown).
 
@@ -499,9 +545,13 @@ def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
         text = text[:MAX_REVIEW_CHARS]
     original, text = text, _mask_key_options(text)
     mistakes = _mistakes_of(structured)
+    lowered = text.lower() if text.isascii() else None  # ASCII: lower() is exactly what re.I folds
     for category, pattern in RULES:
         if category in reasons:
             continue
+        needles = _required_literals(pattern)
+        if lowered is not None and needles is not None and not any(n in lowered for n in needles):
+            continue  # none of the strings every match contains: the rule cannot match
         for match in pattern.finditer(text):
             end = _mention_end(text, match.start(), match.end())
             if category in _ALWAYS_HELD:
