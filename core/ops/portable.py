@@ -483,6 +483,11 @@ class _DedupIndex:
         vecs = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
         vecs = vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
         n, need = len(self.ids), len(self.ids) + len(ids)
+        if self.cells is not None:  # the cells hold every row from here on
+            codes = np.asarray([self.code(p) for p in projects], dtype=np.int32)
+            self.cells.add(np.arange(n, need), vecs, codes)
+            self.ids.extend(ids)
+            return
         if need > len(self.vecs):
             cap = max(need, len(self.vecs) * 2)
             grown = np.zeros((cap, self.vecs.shape[1]), dtype=np.float32)
@@ -492,10 +497,10 @@ class _DedupIndex:
         self.vecs[n:need] = vecs
         self.proj[n:need] = [self.code(p) for p in projects]
         self.ids.extend(ids)
-        if self.cells is not None:
-            self.cells.add(np.arange(n, need), vecs, self.proj[n:need])
-        elif need >= CELLS_MIN:
+        if need >= CELLS_MIN:
             self.cells = _Cells(self.vecs[:need], self.proj[:need])
+            # one copy of the vectors (154 MB at 100k): the flat arrays are not searched again
+            self.vecs, self.proj = self.vecs[:0].copy(), self.proj[:0].copy()
 
     def top(
         self, queries: Any, projects: list[str | None], k: int, floor: float = -1.0
