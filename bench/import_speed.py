@@ -25,8 +25,17 @@ Rows (``--rows``): ``scale`` is ``bench/scale.py``'s ``import_rows`` (every
 trigger ``<tool> <args> --case=N --shard=M``: 33-35 tokens, the long end);
 ``real`` mixes command shapes found in lessons (5-30 tokens, most 10-20).
 
+``--file F`` imports an existing export file instead of generated rows
+(steps 2-3; ``--repeat R`` alternates old and new R times with ``--old``).
+An export of ``bench/scale.py``'s store carries vectors that are *not* of
+their triggers (its build reuses a few hundred real vectors), so importing
+it embeds every trigger: for a carried-vector figure use a file whose
+vectors are real (an export of a store built by importing, or triggers
+embedded with ``embed_many``).
+
 Run::
 
+    python bench/import_speed.py --file export.json --old /tmp/oldpkg --repeat 2
     python bench/import_speed.py --n 10000                      # scale rows, embed + breakdown
     python bench/import_speed.py --n 10000 --rows real --vectors
     python bench/import_speed.py --n 100000 --no-breakdown --vectors
