@@ -54,7 +54,7 @@ def env_for(home: Path) -> dict[str, str]:
 
 
 def prelude(code: str | None) -> str:
-    return f"import sys; sys.path.insert(0, {code!r}); " if code else ""
+    return "import sys; " + (f"sys.path.insert(0, {code!r}); " if code else "")
 
 
 def spawn(home: Path, code: str | None) -> subprocess.Popen[bytes]:
