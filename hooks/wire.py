@@ -508,12 +508,17 @@ def call_of(native_event, payload):
     return native_event, payload, cwd
 
 
+# The whole snapshot is read (a cut-off file would parse as nothing and no rule would
+# hold): ~300 bytes a rule, so this bound is ~400k rules; only a damaged file is bigger.
+RULES_SNAPSHOT_MAX_BYTES = 128 * 1024 * 1024
+
+
 def snapshot_check(home, native_event, payload_bytes):
     """``(reason, rule_ids)`` when a rule in the snapshot matches this pre-tool
     call, else None. Never raises (a broken snapshot enforces nothing)."""
     try:
         with open(rules_path(home), "rb") as fh:
-            raw = fh.read(8 * 1024 * 1024)
+            raw = fh.read(RULES_SNAPSHOT_MAX_BYTES)
     except OSError:
         return None
     try:

@@ -171,3 +171,30 @@ def test_rule_ids_are_read_right_from_a_file_in_any_form(tmp_path: Path) -> None
     assert snap._ids_on_disk() == {"b2"}
     snap.on_write("delete", ["b2"])
     assert rules_snapshot.read(path)["rules"] == []
+
+
+def test_a_snapshot_of_many_rules_still_holds_when_the_engine_is_cold(tmp_path: Path) -> None:
+    """Past 8 MiB (~27k rules) the client used to read a cut-off file, which parsed as
+    nothing: no rule held while the engine was cold. The matching rule is the last one."""
+    home = tmp_path / "home"
+    home.mkdir()
+    filler = {"v": 1, "kind": "command", "program": "make", "sub": [], "present": []}
+    rules = [
+        {
+            "id": f"r{i:06d}",
+            "tier": 1,
+            "project": None,
+            "signature": dict(filler, sub=[f"target{i}"]),
+            "reason": "Blocked by twiceshy: a confirmed rule applies.\n" + "Run the other target instead. " * 6,
+        }
+        for i in range(40_000)
+    ]
+    rules.append({"id": "push", "tier": 1, "project": None, "signature": SIGNATURE, "reason": "Never force-push main"})
+    rules_snapshot._write(
+        Path(wire.rules_path(str(home))), {"v": 1, "written_at": 1.0, "block_tiers": [1], "rules": rules}
+    )
+    assert os.path.getsize(wire.rules_path(str(home))) > 8 * 1024 * 1024
+    hit = wire.snapshot_check(str(home), "PreToolUse", PUSH.encode())
+    assert hit is not None and hit[1] == ["push"]
+    ok = json.dumps({"cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "git push origin main"}})
+    assert wire.snapshot_check(str(home), "PreToolUse", ok.encode()) is None
