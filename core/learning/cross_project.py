@@ -296,15 +296,15 @@ def _grow(store: Any, seeds: list[Experience], threshold: float) -> list[Experie
 def _maybe_live_scoped(store: Any, ids: list[str]) -> list[str]:
     """``ids`` less those the engine's index knows to be global or superseded
     (they cannot seed a cluster; the evolution sweep's writes are mostly such):
-    not read at all. Ids the index does not hold yet are kept."""
+    not read at all. Ids the index does not hold yet are kept. (Read without the
+    index's lock: only a delete moves a row, and a row read mid-move costs one seed.)"""
     index = getattr(store, "index", None)
     if index is None or not ids:
         return ids
-    with_rows = list(dict.fromkeys(ids))
     pos = index.pos
     project, superseded = index.project, index.superseded
     keep = []
-    for exp_id in with_rows:
+    for exp_id in dict.fromkeys(ids):
         row = pos.get(exp_id)
         if row is None or row >= len(project) or (project[row] != 0 and not superseded[row]):
             keep.append(exp_id)
