@@ -168,9 +168,11 @@ class ExperienceStore:
         seeded from it lacks the lesson, and a replayed session end stores it
         a second time. A reader that acts on the first note re-reads the rows
         (old or new), and the second note makes it read them again."""
-        self._bump_generation(count_changed=False, op=op, ids=ids)
+        self._bump_generation(count_changed=False, op=op, ids=ids, after_write=False)
 
-    def _bump_generation(self, count_changed: bool = True, op: str = "", ids: Iterable[str] = ()) -> None:
+    def _bump_generation(
+        self, count_changed: bool = True, op: str = "", ids: Iterable[str] = (), after_write: bool = True
+    ) -> None:
         self._forget_edges()  # every write comes through here (edge writes name no lesson in the journal)
         if count_changed:
             self._count = None  # every add/delete comes through here
@@ -192,8 +194,9 @@ class ExperienceStore:
             self._generation_seen = stamp
         except OSError:
             pass
-        if not getattr(self, "_made_private", False) and self.path is not None:
-            # Chroma writes its index segments at the first add, with the umask.
+        if after_write and not getattr(self, "_made_private", False) and self.path is not None:
+            # Chroma writes its index segments at the first add, with the umask (so not
+            # before the write: the files it is about to create would keep the umask's mode).
             from twiceshy.base.paths import make_private
 
             make_private(self.path)
