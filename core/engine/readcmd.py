@@ -377,6 +377,8 @@ class ReadRunner:
         while after is not None and not after.wait(0.5):
             if self.engine.stopping.is_set():
                 return
+        # Plugin loading holds the GIL in bursts: not while hook calls are being answered.
+        self.engine.wait_quiet(time.monotonic() + 10.0)
         if self.engine.stopping.is_set():
             return
         try:

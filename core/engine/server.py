@@ -336,6 +336,8 @@ class Engine:
         self._warm_written: str | None = None
         self._drops = _DropReader(self.paths.home)
         self._delivered: dict[str, tuple[str, list[str]]] = {}  # wire id -> (session, lesson ids warned)
+        # Wire ids a client gave up on before their answer was ready (undone once it is).
+        self._dropped_early: dict[str, None] = {}
         self._reads: Any = None  # twiceshy.engine.readcmd.ReadRunner, made on the first read command
 
     # -- lifecycle -----------------------------------------------------------
@@ -1018,10 +1020,22 @@ class Engine:
             self._delivered[event_id] = (session_id, [str(e.get("exp_id")) for e in new])
             while len(self._delivered) > 4096:
                 self._delivered.pop(next(iter(self._delivered)))
+            dropped = event_id in self._dropped_early
+            self._dropped_early.pop(event_id, None)
+        if dropped:
+            self._undeliver(event_id)
 
     def _undeliver(self, event_id: str) -> None:
+        """The client never received this answer: its warnings are not shown, and a
+        hold it carried is let go (the same call is held again: the model never saw it)."""
         with self._active_lock:
             item = self._delivered.pop(event_id, None)
+            if item is None:
+                # The drop can be read (by another request) while the answer is still
+                # being worked out: remember it, and undo the answer once it is noted.
+                self._dropped_early[event_id] = None
+                while len(self._dropped_early) > 4096:
+                    self._dropped_early.pop(next(iter(self._dropped_early)))
         if item is None or self.ctx is None:
             return
         session_id, ids = item
@@ -1035,6 +1049,11 @@ class Engine:
         if shown is not None:
             for exp_id in ids:
                 shown.discard(exp_id)
+        held = [str(e.get("fingerprint")) for e in gone if e.get("kind") == "hold" and e.get("fingerprint")]
+        if held:
+            from twiceshy.recall.delivery import release_holds
+
+            release_holds(session, session_id, held)
         warned = sum(1 for e in gone if e.get("kind") == "warn")
         if warned:
             session["warnings"] = max(0, int(session.get("warnings") or 0) - warned)

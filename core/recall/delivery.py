@@ -158,6 +158,17 @@ def _held(session: dict[str, Any], session_id: str) -> dict[str, float]:
 _pruned_at = 0.0  # monotonic time of the last sweep of old hold records
 
 
+def release_holds(session: dict[str, Any], session_id: str, fingerprints: list[str]) -> None:
+    """Forget holds that never reached the model (its client gave up waiting and the
+    call ran): the same call is held again next time, instead of passing as a retry."""
+    with _lock:
+        held = _held(session, session_id)
+        removed = [f for f in fingerprints if held.pop(f, None) is not None]
+        snapshot = dict(held)
+    if removed:
+        _save_held(session_id, snapshot)
+
+
 def _save_held(session_id: str, held: dict[str, float]) -> None:
     """Write the session's hold record (temp file + rename: a reader sees the
     old record or the new one).
@@ -382,6 +393,7 @@ __all__ = [
     "fix_of",
     "fixes_of",
     "hold_reason",
+    "release_holds",
     "note_call",
     "warn_mode",
     "was_held",
