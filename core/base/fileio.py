@@ -14,11 +14,13 @@ def _umask_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
+def write_atomic(path: Path, data: str | bytes, private: bool = False, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically, keeping its permission bits.
 
     A temp file in the same folder is written and fsynced, then renamed over
-    ``path``, so a reader sees the old file or the new one, never half. A new
+    ``path``, so a reader sees the old file or the new one, never half
+    (``durable=False`` skips the fsync: for a file that only has to outlive
+    the process, not a machine crash, written on a hot path). A new
     file gets the mode the umask gives (0644 usually) — or 0600 with
     ``private`` (our own data files). ``str`` is written as UTF-8; ``bytes``
     exactly as given.
@@ -40,8 +42,9 @@ def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

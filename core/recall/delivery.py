@@ -178,24 +178,15 @@ def _save_held(session_id: str, held: dict[str, float]) -> None:
     survives that; an fsync cost 18 ms per hold on a machine whose disk was
     busy, on the hot path. Old records are swept at most once per
     :data:`PRUNE_EVERY_S` (the sweep stats every record)."""
+    from twiceshy.base.fileio import write_atomic
+
     global _pruned_at
     folder = _holds_dir()
-    path = _holds_file(session_id)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, json.dumps(held).encode())
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        write_atomic(_holds_file(session_id), json.dumps(held), private=True, durable=False)
     except OSError as exc:
         record_error("delivery.save_hold", exc)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         return
     now = time.monotonic()
     if _pruned_at and now - _pruned_at < PRUNE_EVERY_S:
