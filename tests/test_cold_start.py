@@ -120,12 +120,13 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
     subprocess.run([PY, "-c", seed], env=env_for(home), check=True, timeout=120)
     try:
         first = _start(home)
-        assert first["store"] == "chroma"  # no cache yet
+        assert first["store"] == first["started_from"] == "chroma"  # no cache yet
         cache = home / "store" / warmstart.FILE_NAME
         assert wait_for(cache.exists, timeout=60)  # written in the background once the store is open
         assert engine_mod.stop(home)
         status = _start(home)
-        assert status["store"] == "warm cache", status
+        # which store answers *now* is a race (the hand-over to Chroma runs in the background)
+        assert status["started_from"] == "warm cache", status
         assert status["heavy_at_ready"] == [], status  # no chromadb, litellm, mcp, rich, dashboard, httpx
         out = subprocess.run(
             [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "10000", "claude-code", "PreToolUse"],

@@ -330,6 +330,10 @@ class Engine:
         self.ready = threading.Event()
         self.timing: dict[str, float] = {}
         self.heavy_at_ready: list[str] = []
+        # Which store answered the first searches ("warm cache" or "chroma"); the
+        # status's "store" says which one answers now (the warm cache hands over
+        # to Chroma in the background, sometimes before anyone asks).
+        self.started_from = "chroma"
         self._work: queue.Queue[tuple[socket.socket, tuple[str, str, str, bytes]] | None] = queue.Queue()
         self._warm_store: Any = None
         self._switched = threading.Event()  # set once a warm store has handed over to the real one (or gave up)
@@ -409,7 +413,8 @@ class Engine:
         store = self._open_store_fast()
         if self._warm_store is None and hasattr(store, "enable_index"):
             store.enable_index(background=True)  # in-memory index (twiceshy.memory.index); Chroma answers meanwhile
-        mark("store" + (" (warm cache)" if self._warm_store is not None else " (chroma)"))
+        self.started_from = "warm cache" if self._warm_store is not None else "chroma"
+        mark(f"store ({self.started_from})")
         store.embedder.embed(["git push --force origin main"])
         if store.count():
             store.search("rm -rf build", k=1)
@@ -1160,6 +1165,7 @@ class Engine:
             "store": "warm cache"
             if self.ctx is not None and self.ctx._store is self._warm_store is not None
             else "chroma",
+            "started_from": self.started_from,
             "home": str(self.paths.home),
             "address": self._address(),
             "transport": self.transport,
