@@ -99,6 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # stop() does not wait for a "slow" step's sleeping handler: a test can make
+    # its slow answer far slower than the deadline it checks without paying it.
+    block_on_close = False
     allow_reuse_address = True
     owner: FakeLLMServer
 
@@ -162,6 +165,29 @@ class FakeLLMServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def warm_litellm() -> None:
+    """Import litellm and make one completion against a throwaway server.
+
+    Beyond its import (~5-12 s), litellm's first completion in a process builds
+    its provider client lazily (~0.5 s on a loaded 2-core box): with a 0.5 s
+    budget that first call never reaches the server. Tests that time calls or
+    expect a request within a short budget warm up here first, whatever order
+    pytest runs them in."""
+    from twiceshy.brain import llm
+
+    litellm = llm.litellm_module()
+    with FakeLLMServer([("answer", "1")]) as srv:
+        litellm.completion(
+            model="openai/test-model",
+            api_base=srv.api_base,
+            api_key="sk-warm-up",
+            messages=[{"role": "user", "content": "warm up"}],
+            max_tokens=1,
+            timeout=120,
+            max_retries=0,
+        )
 
 
 def llm_env(server: FakeLLMServer, **overrides: Any) -> dict[str, str]:
