@@ -166,6 +166,9 @@ def test_a_whole_session_stays_on_loopback(audited: tuple[dict[str, str], Path],
         session = "offline-1"
         start = {"session_id": session, "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
         assert kit.hook(home, "SessionStart", start, env).returncode == 0
+        # Ping answers while the engine still loads (here under strace): the pre_tool's
+        # 3 s budget is for an engine that is ready, or the hook fails open without the warning.
+        assert kit.wait_for(lambda: (kit.engine_mod.call(home, "ping") or {}).get("ready"), timeout=120)
         pre = kit.pre_tool_payload(session, "pip install requests", cwd=str(project))
         answer = kit.hook(home, "PreToolUse", pre, env)
         assert answer.returncode in (0, 2), answer.stderr

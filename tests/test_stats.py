@@ -32,7 +32,20 @@ def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
 def hook(home: Path, event: str, payload: dict) -> subprocess.CompletedProcess:
     """One hook call exactly as Claude Code makes it (stdlib client, -I -S)."""
     return subprocess.run(
-        [sys.executable, "-I", "-S", str(client_path()), "--home", str(home), "claude-code", event],
+        # A generous budget: at the default 400 ms a loaded box lets the client give up
+        # on a hold (it is undone, fail-open) and the session these tests replay differs.
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(client_path()),
+            "--home",
+            str(home),
+            "--budget-ms",
+            "10000",
+            "claude-code",
+            event,
+        ],
         input=json.dumps(payload),
         capture_output=True,
         text=True,

@@ -542,7 +542,20 @@ def hook(home: Path, session: str, command: str, cwd: Path, event: str = "PreToo
     if event == "PostToolUse":
         payload["tool_response"] = {"stdout": "done", "stderr": "", "interrupted": False}
     proc = subprocess.run(
-        [sys.executable, "-I", "-S", str(client_path()), "--home", str(home), "claude-code", event],
+        # A generous budget: at the default 400 ms a loaded box lets the client give up
+        # on a hold (it is undone, fail-open) and the session these tests replay differs.
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(client_path()),
+            "--home",
+            str(home),
+            "--budget-ms",
+            "10000",
+            "claude-code",
+            event,
+        ],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
