@@ -241,9 +241,9 @@ def test_check_is_microseconds() -> None:
 
     payload = {"command": "cd web && NODE_ENV=test pnpm --filter web exec vitest run src/utils --reporter=dot"}
     sigs = [FORCE, {"v": 1, "kind": "command", "program": "pnpm", "sub": ["build"], "absent": ["env:NODE_OPTIONS"]}]
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU, not wall: a loaded box stretches the wall clock
     for _ in range(2000):
         for sig in sigs:
             m.check(sig, "Bash", payload)
-    per_check_ms = (time.perf_counter() - start) / 4000 * 1000
-    assert per_check_ms < 2.0, per_check_ms  # typically ~0.02 ms; generous for a loaded 2-core box
+    per_check_ms = (time.thread_time() - start) / 4000 * 1000
+    assert per_check_ms < 2.0, per_check_ms  # typically ~0.02 ms

@@ -328,9 +328,9 @@ def test_classify_is_fast_on_hostile_text() -> None:
         "send the token " * 3000,
         ("a" * 50 + " ") * 800,
     ):
-        start = time.perf_counter()
+        start = time.thread_time()  # CPU, not wall: a loaded box stretches the wall clock
         review.classify(text)
-        worst = max(worst, time.perf_counter() - start)
+        worst = max(worst, time.thread_time() - start)
     assert worst < 2.0, worst
 
 
