@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from twiceshy.base.config import load_config
+from twiceshy.base.errorlog import recent_errors
 from twiceshy.engine import server as engine_mod
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_hook
@@ -107,6 +108,12 @@ def team_env(port: int, collection: str, **extra: str) -> dict[str, str]:
         "TWICESHY_STORE__PORT": str(port),
         "TWICESHY_STORE__COLLECTION": collection,
         "TWICESHY_STORE__DRAIN_INTERVAL_S": "0.5",
+        # Generous request bounds (defaults 2 s, connect 0.5 s): a chroma server starved
+        # by a loaded 2-core box can take longer, and then the machine, rightly, goes
+        # offline and answers nothing, which is not what these tests are about (the
+        # sharing test failed 2 runs in 2 so under load). Outage tests set their own.
+        "TWICESHY_STORE__TIMEOUT_S": "20",
+        "TWICESHY_STORE__CONNECT_TIMEOUT_S": "5",
     }
     env.update(extra)
     return env
@@ -218,7 +225,7 @@ def test_lesson_learned_on_one_machine_is_recalled_on_another(
 
     hint = bob.pre_tool("pip3 install --user httpx")  # a paraphrase, on another machine
     # the default delivery holds the first matching call once (a deny naming the lesson)
-    assert hint["permissionDecision"] == "deny"
+    assert hint.get("permissionDecision") == "deny", (hint, bob.store.online, recent_errors()[-3:])
     assert "externally-managed-environment" in hint["permissionDecisionReason"]
     # Project scoping holds across users: the lessons are the repository's
     # (same origin), not visible from an unrelated project on bob's machine.
@@ -262,7 +269,9 @@ def test_offline_machine_fails_open_queues_and_delivers_exactly_once(
     bob = Machine(tmp_path, "bob", env, monkeypatch)
     started = time.monotonic()
     assert bob.pre_tool("pip install requests") == {}  # fail open: allow, no warning
-    assert time.monotonic() - started < 2.0  # bounded (an unbounded client would hang here), not a benchmark
+    # Bounded (an unbounded client would hang here), not a benchmark: the window may
+    # include chromadb's import when this test runs first (seconds on a loaded box).
+    assert time.monotonic() - started < 10.0
     assert not bob.store.online
 
     bob.session_end("b-1")  # lessons go to the outbox
@@ -309,16 +318,18 @@ def test_a_server_that_accepts_but_never_answers_is_bounded(tmp_path: Path, monk
     hung.bind(("127.0.0.1", 0))
     hung.listen(16)  # the kernel completes the handshake; nobody ever reads
     try:
+        # Request timeouts long enough that a second wait on the hung server (>= 1.5 s)
+        # stands far apart from an offline answer (milliseconds) on a loaded box.
         env = team_env(
-            hung.getsockname()[1], "hung", TWICESHY_STORE__TIMEOUT_S="0.3", TWICESHY_STORE__CONNECT_TIMEOUT_S="0.2"
+            hung.getsockname()[1], "hung", TWICESHY_STORE__TIMEOUT_S="1.5", TWICESHY_STORE__CONNECT_TIMEOUT_S="0.2"
         )
         carol = Machine(tmp_path, "carol", env, monkeypatch)
         started = time.monotonic()
         assert carol.pre_tool("git push --force origin main") == {}
-        assert time.monotonic() - started < 5.0  # connect + two request timeouts, then offline
+        assert time.monotonic() - started < 15.0  # connect + two request timeouts (~3.2 s), then offline
         started = time.monotonic()
         assert carol.pre_tool("git push --force origin main", "s-2") == {}
-        assert time.monotonic() - started < 0.5  # offline now: no network on the hot path
+        assert time.monotonic() - started < 1.0  # offline now: no network on the hot path
         carol.store.add_edge("a", "b", "relates-to")
         assert carol.store.pending() == 1
     finally:
@@ -376,9 +387,11 @@ def engine_env(home: Path, team: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def hook(home: Path, env: dict[str, str], event: str, payload: dict) -> subprocess.CompletedProcess:
+def hook(
+    home: Path, env: dict[str, str], event: str, payload: dict, budget_ms: int = 3000
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "3000", "claude-code", event],
+        [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", str(budget_ms), "claude-code", event],
         input=json.dumps(payload).encode(),
         capture_output=True,
         env=env,
@@ -401,10 +414,11 @@ def test_two_real_engines_share_memory_and_an_offline_one_catches_up(tmp_path: P
             assert engine_mod.wait_ready(home, timeout=60) is not None, (home / "engine.log").read_text()
 
         started = time.monotonic()
-        out = hook(
-            homes["bob"], envs["bob"], "PreToolUse", pre_tool_payload("pip install requests", "b-pre", projects["bob"])
-        )
-        assert out.returncode == 0 and out.stdout == b"" and time.monotonic() - started < 3.0
+        payload = pre_tool_payload("pip install requests", "b-pre", projects["bob"])
+        out = hook(homes["bob"], envs["bob"], "PreToolUse", payload, budget_ms=10_000)
+        # The engine answered (no warning, fail open) well before the client's 10 s budget
+        # would have run out: a budget equal to the bound could not tell the two apart.
+        assert out.returncode == 0 and out.stdout == b"" and time.monotonic() - started < 8.0
         end = {
             "session_id": "b-1",
             "transcript_path": str(FIXTURES / "session1_pip_mistake.jsonl"),
