@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_server import FakeLLMServer, llm_env
+from llm_server import FakeLLMServer, llm_env, warm_litellm
 from twiceshy.base.errorlog import record_error
 from twiceshy.ops.doctor import run_checks
 
@@ -175,6 +175,9 @@ def test_engine_running_and_queues(env, project, twiceshy_home):
 
 
 def test_model_reachable_and_unreachable(env, project, monkeypatch):
+    # The check's 3 s bound counts litellm's first-call client set-up (~0.5 s, more
+    # under load) but not its import: pay both before, as an earlier test would.
+    warm_litellm()
     with FakeLLMServer([("answer", "OK")]) as srv:
         for key, value in llm_env(srv).items():
             monkeypatch.setenv(key, value)
