@@ -394,7 +394,10 @@ def check_engine(state: _State) -> list[Check]:
 
     home = data_dir()
     paths = engine.EnginePaths(home)
-    status = engine.call(home, "ping", timeout=1.5)
+    # 5 s, not 1.5: an engine busy right after its start on a loaded 2-core box can
+    # take seconds to answer, and "does not answer: hung?" would be a false alarm
+    # (doctor is interactive; only a truly hung engine costs the wait).
+    status = engine.call(home, "ping", timeout=5.0)
     if status is not None:
         state.engine_running = True
         rss = status.get("rss_bytes")
