@@ -150,7 +150,7 @@ def test_guard_denies_writes_outside_the_project_through_the_real_hook_client(
         run = kit.hook(home, "PreToolUse", codex, env, agent="codex")
         out = json.loads(run.stdout)["hookSpecificOutput"]
         assert out["permissionDecision"] == "deny" and "twiceshy-guard" in out["permissionDecisionReason"]
-        status = kit.engine_mod.call(home, "ping")
+        status = kit.engine_mod.call(home, "ping", timeout=20)  # 2 s by default: short for a loaded box
         assert status is not None and status["python"] == guard_python
     finally:
         kit.stop_engine(home, proc)

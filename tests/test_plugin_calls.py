@@ -482,9 +482,11 @@ def test_hook_register_workers(learning_ctx: EngineContext, twiceshy_home: Path)
     thread.start()
     try:
         assert ticker.started.wait(60)
-        assert "tick" in engine_mod.call(twiceshy_home, "ping")["workers"]
+        # Generous timeouts (2 s by default): a loaded box answers a warming engine late.
+        status = engine_mod.call(twiceshy_home, "ping", timeout=20)
+        assert status is not None and "tick" in status["workers"]
     finally:
-        engine_mod.call(twiceshy_home, "stop")
+        engine_mod.call(twiceshy_home, "stop", timeout=20)
         thread.join(30)
     assert ticker.stopped.is_set() and not thread.is_alive()
 
