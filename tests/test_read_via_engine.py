@@ -72,6 +72,10 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
         TWICESHY_RETRIEVAL__WARN="context",
         TWICESHY_ENGINE_TRANSPORT="unix",
         COLUMNS="110",
+        # The engine has 2 s to take a read by default; a loaded CI box can miss that and the
+        # CLI then (rightly) runs the command itself, which would fail the "served by the
+        # engine" counts. The tests about that bound pass their own.
+        TWICESHY_READ_ACCEPT_S="30",
     )
     env.pop("TWICESHY_READ_VIA_ENGINE", None)
     env.update(extra)
@@ -267,9 +271,10 @@ def test_without_an_engine_the_command_runs_in_process(
     home, project, _ = seeded
     as_client_of(home, monkeypatch)
     stop_engines(home)
+    # "At once": far under the 30 s the engine would be given to take the request.
     started = time.monotonic()
-    assert readvia.ask(str(home), ["list"]) is None
-    assert time.monotonic() - started < 1.0
+    assert readvia.ask(str(home), ["list"], accept_s=30.0) is None
+    assert time.monotonic() - started < 10.0
     got = cli(home, project, "list", "--limit", "3")
     assert got.returncode == 0 and b"lessons 1\xe2\x80\x933 of 66" in got.stdout, got
     # a socket left behind by a killed engine: refused at once, same answer
@@ -283,8 +288,8 @@ def test_without_an_engine_the_command_runs_in_process(
     stale.close()
     try:
         started = time.monotonic()
-        assert readvia.ask(str(home), ["list"]) is None
-        assert time.monotonic() - started < 1.0
+        assert readvia.ask(str(home), ["list"], accept_s=30.0) is None
+        assert time.monotonic() - started < 10.0
         assert same(cli(home, project, "list", "--limit", "3"), got)
     finally:
         sock.unlink()
@@ -301,8 +306,8 @@ def test_a_stopped_engine_is_given_up_on_within_the_bound(
     os.kill(pid, signal.SIGSTOP)  # the socket still accepts (kernel backlog); nothing answers
     try:
         started = time.monotonic()
-        assert readvia.ask(str(home), ["list"], accept_s=1.0) is None
-        assert time.monotonic() - started < 2.5
+        assert readvia.ask(str(home), ["list"], accept_s=1.0, timeout_s=60.0) is None
+        assert 1.0 <= time.monotonic() - started < 20.0  # its accept bound, not the 60 s answer bound
         got = cli(home, project, "list", "--limit", "4", TWICESHY_READ_ACCEPT_S="1")
         assert same(got, expected), got
     finally:
@@ -361,8 +366,8 @@ def test_a_read_never_holds_a_hook_worker(seeded: tuple[Path, Path, str], monkey
     try:
         started = time.monotonic()
         assert readvia.ask(str(home), ["list"], timeout_s=1.5) is None  # taken, then never finished
-        assert time.monotonic() - started < 3.0
-        assert wait_for(marker.exists, timeout=10)  # the read thread is inside the command, for good
+        assert time.monotonic() - started < 20.0  # gave up on its bound (the command never ends)
+        assert wait_for(marker.exists, timeout=60)  # the read thread is inside the command, for good
         payload = json.dumps(
             {
                 "session_id": "s1",
@@ -374,7 +379,7 @@ def test_a_read_never_holds_a_hook_worker(seeded: tuple[Path, Path, str], monkey
         ).encode()
         clients = [
             subprocess.Popen(
-                [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "5000", "claude-code", "PreToolUse"],
+                [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "15000", "claude-code", "PreToolUse"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -386,10 +391,11 @@ def test_a_read_never_holds_a_hook_worker(seeded: tuple[Path, Path, str], monkey
         outs = [c.communicate(payload.replace(b"s1", f"s{n}".encode()), timeout=60) for n, c in enumerate(clients)]
         took = time.monotonic() - started
         assert all(b"make clean" in out for out, _ in outs), outs  # answered by the engine, not failed open
-        assert took < 10.0
+        assert took < 30.0
         started = time.monotonic()
-        assert readvia.ask(str(home), ["list"]) is None  # busy: declined at once, not queued
-        assert time.monotonic() - started < 1.0
+        # busy: declined at once, not queued (a queued read would wait out the 30 s accept bound)
+        assert readvia.ask(str(home), ["list"], accept_s=30.0) is None
+        assert time.monotonic() - started < 10.0
         assert reads(home)["declined"].get("busy") == 1
         got = cli(home, project, "list", "--limit", "2")  # and the CLI runs it itself
         assert same(got, in_process(home, project, "list", "--limit", "2"))
