@@ -215,7 +215,8 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
         "hook_event_name": "SessionEnd",
         "reason": "exit",
     }
-    reply, _, _ = kit.call_like_client(home, "claude-code", "SessionEnd", json.dumps(end).encode(), 5.0)
+    # A fresh engine on a loaded box can take seconds to ack; the test is about what happens after.
+    reply, _, _ = kit.call_like_client(home, "claude-code", "SessionEnd", json.dumps(end).encode(), 30.0)
     assert reply is not None, "the session end was not acked"
     paused = home / "fault-evolve.updated"
     assert kit.wait_for(paused.exists, timeout=180, step=0.05), "the cycle never reached its fault point"
@@ -341,7 +342,7 @@ def test_full_disk_hook_fails_open_nothing_lost_doctor_tells(rig: dict[str, Any]
         out = kit.hook(home, "PostToolUse", payload, env, budget_ms=2000)
         assert (out.returncode, out.stdout, out.stderr) == (0, b"", b""), out
         sent.append(("full", f"make big-{n}"))
-    warn = kit.hook(home, "PreToolUse", kit.pre_tool_payload("full", "rm -rf build"), env, budget_ms=5000)
+    warn = kit.hook(home, "PreToolUse", kit.pre_tool_payload("full", "rm -rf build"), env, budget_ms=20000)
     assert warn.returncode == 0 and b"make clean" in warn.stdout, warn
     status = engine_mod.call(home, "ping")
     assert status is not None and status["pid"] == pid, "the engine died on a full disk"
