@@ -123,7 +123,7 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
         assert first["store"] == first["started_from"] == "chroma"  # no cache yet
         cache = home / "store" / warmstart.FILE_NAME
         assert wait_for(cache.exists, timeout=60)  # written in the background once the store is open
-        assert engine_mod.stop(home)
+        assert engine_mod.stop(home, timeout=60)  # polite: it writes the warm cache as it exits
         status = _start(home)
         # which store answers *now* is a race (the hand-over to Chroma runs in the background)
         assert status["started_from"] == "warm cache", status
