@@ -74,6 +74,40 @@ def test_import_is_offline_and_quiet(tmp_path: Path) -> None:
     assert out.stdout.split() == ["True", "True", "0"], out.stdout + out.stderr
 
 
+def test_import_pays_the_first_calls_lazy_imports(tmp_path: Path) -> None:
+    # litellm's first completion imported ~100 more modules (0.5-3 s on a loaded
+    # box) inside the caller's deadline; the import now takes them, offline.
+    code = textwrap.dedent(
+        """
+        import socket, sys
+        sys.path.insert(0, sys.argv[1])
+        from llm_server import FakeLLMServer
+        connects = []
+        real = socket.socket.connect
+        def watch(self, addr):
+            connects.append(addr)
+            return real(self, addr)
+        socket.socket.connect = watch
+        from twiceshy.brain import llm
+        mod = llm.litellm_module()
+        offline = len(connects)
+        before = set(sys.modules)
+        with FakeLLMServer([("answer", "OK")]) as srv:
+            out = mod.completion(model="openai/test-model", api_base=srv.api_base, api_key="sk-x",
+                                 messages=[{"role": "user", "content": "hi"}], max_tokens=3, timeout=60)
+        print(offline, out.choices[0].message.content, len(set(sys.modules) - before))
+        print(sorted(set(sys.modules) - before))
+        """
+    )
+    tests_dir = str(Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code, tests_dir], capture_output=True, text=True, timeout=180, check=True
+    )
+    offline, answer, new_modules = out.stdout.splitlines()[0].split()
+    assert offline == "0" and answer == "OK", out.stdout + out.stderr
+    assert int(new_modules) <= 5, out.stdout  # was 99
+
+
 def test_answer_uses_config_and_key_from_named_env(monkeypatch, tmp_path, server) -> None:
     server.set_script([("answer", "2, 3")])
     ctx = llm_ctx(monkeypatch, tmp_path, server)

@@ -112,8 +112,32 @@ def litellm_module() -> Any:
             litellm.set_verbose = False
             litellm.telemetry = False
             litellm.drop_params = True  # unknown params for a provider are dropped, not errors
+            _prime(litellm)
             _litellm = litellm
     return _litellm
+
+
+def _prime(litellm: Any) -> None:
+    """Pay the first completion's lazy imports with the import, off the network.
+
+    litellm's first ``completion`` imports ~100 more modules (prompt utils, its
+    HTTP stack): 0.5-3 s on a loaded 2-core box, inside the caller's deadline, so
+    the engine's first relevance filter or judge call timed out although the
+    import was warmed. A mocked completion (no request) and the HTTP modules
+    take that cost here. Best effort: a failure only leaves it to the first call."""
+    try:
+        litellm.completion(
+            model="openai/twiceshy-warm-up",
+            messages=[{"role": "user", "content": "warm up"}],
+            max_tokens=1,
+            mock_response="ok",
+            api_key=NO_KEY,
+        )
+        import h11  # noqa: F401
+        import httpcore  # noqa: F401
+        import litellm._service_logger  # noqa: F401
+    except Exception:
+        pass
 
 
 def is_imported() -> bool:
