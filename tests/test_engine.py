@@ -240,7 +240,7 @@ def test_huge_payload_and_junk_requests_do_not_hurt_the_engine(live: Path) -> No
     # a client that connects and says nothing only costs itself
     idle = socket.socket(socket.AF_UNIX)
     idle.connect(path)
-    assert engine_mod.call(live, "ping") is not None
+    assert engine_mod.call(live, "ping", timeout=20.0) is not None
     idle.close()
     out = hook(live, "PreToolUse", b"{not json", budget_ms=2000)
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
@@ -250,7 +250,7 @@ def test_socket_and_dirs_are_private(live: Path) -> None:
     paths = engine_mod.EnginePaths(live)
     assert paths.socket.stat().st_mode & 0o777 == 0o600
     assert paths.run.stat().st_mode & 0o777 == 0o700
-    status = engine_mod.call(live, "ping")
+    status = engine_mod.call(live, "ping", timeout=20.0)
     assert status["pid"] == engine_mod.read_pid(paths)
     assert status["rss_bytes"] > 10_000_000
 
@@ -424,7 +424,7 @@ def test_concurrent_auto_start_gives_exactly_one_engine(home: Path) -> None:
     assert all(b"already running" in p.stdout.read() for p in losers)
     # the survivor answers
     out = hook(home, "PreToolUse", pre_tool("ls"))
-    assert out.returncode == 0 and engine_mod.call(home, "ping")["pid"] == serve_pids(home)[0]
+    assert out.returncode == 0 and engine_mod.call(home, "ping", timeout=20.0)["pid"] == serve_pids(home)[0]
     assert not engine_mod.EnginePaths(home).starting.exists()
 
 
@@ -509,9 +509,9 @@ def test_background_workers_and_jobs_run_inside_the_engine(twiceshy_home: Path) 
         done = threading.Event()
         assert engine_mod.submit(done.set) is True
         assert done.wait(60)
-        status = engine_mod.call(twiceshy_home, "ping")
+        status = engine_mod.call(twiceshy_home, "ping", timeout=20.0)
         assert status["workers"].count("judge_like_worker") == 1
-        assert engine_mod.call(twiceshy_home, "stop")["stopping"] is True
+        assert engine_mod.call(twiceshy_home, "stop", timeout=20.0)["stopping"] is True
         thread.join(60)
         assert not thread.is_alive()
         assert seen["ctx"] is eng.ctx and seen["stopped"] is True

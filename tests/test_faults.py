@@ -99,7 +99,7 @@ def test_kill_9_mid_write_loses_no_acknowledged_event(rig: dict[str, Any]) -> No
     home, env, count, tmp = rig["home"], rig["env"], rig["count"], rig["tmp"]
     proc = kit.start_engine(home, env)
     rig["procs"].append(proc)
-    pid = engine_mod.call(home, "ping")["pid"]
+    pid = engine_mod.call(home, "ping", timeout=20.0)["pid"]
     sent: list[tuple[str, str]] = []
     lessons: dict[str, str] = {}
     lock = threading.Lock()
@@ -207,7 +207,7 @@ def test_kill_9_mid_evolve_recovers_store_and_queue(rig: dict[str, Any]) -> None
     # same step on every run, however loaded the machine is.
     proc = kit.start_engine(home, dict(env, TWICESHY_FAULT_PAUSE=f"evolve.updated:{KILL_AT}"))
     rig["procs"].append(proc)
-    pid = engine_mod.call(home, "ping")["pid"]
+    pid = engine_mod.call(home, "ping", timeout=20.0)["pid"]
     end = {
         "session_id": "evolve-1",
         "transcript_path": "",
@@ -344,7 +344,7 @@ def test_full_disk_hook_fails_open_nothing_lost_doctor_tells(rig: dict[str, Any]
         sent.append(("full", f"make big-{n}"))
     warn = kit.hook(home, "PreToolUse", kit.pre_tool_payload("full", "rm -rf build"), env, budget_ms=20000)
     assert warn.returncode == 0 and b"make clean" in warn.stdout, warn
-    status = engine_mod.call(home, "ping")
+    status = engine_mod.call(home, "ping", timeout=20.0)
     assert status is not None and status["pid"] == pid, "the engine died on a full disk"
     # Applied exactly once although the journal refused them (count file lives outside the disk).
     assert kit.wait_for(lambda: set(kit.counted(count)) >= set(sent), timeout=120), kit.counted(count)

@@ -51,7 +51,7 @@ def _drained(home: Path, count: Path, expected: int) -> bool:
 
 def test_eight_sessions_every_post_tool_exactly_once(loaded: dict[str, Any]) -> None:
     home, count = loaded["home"], loaded["count"]
-    before = engine_mod.call(home, "ping")
+    before = engine_mod.call(home, "ping", timeout=20.0)
     result = kit.run_sessions(home, SESSIONS, CALLS, budget_s=0.4, prefix="thr")
     assert result["alive"] == 0, "a session thread never finished: deadlock"
     assert not result["errors"], result["errors"][:5]
@@ -64,7 +64,7 @@ def test_eight_sessions_every_post_tool_exactly_once(loaded: dict[str, Any]) -> 
     assert not missing, f"{len(missing)} post_tool events never applied, e.g. {sorted(missing)[:3]}"
     assert not dupes, f"applied more than once: {list(dupes.items())[:3]}"
     assert set(got) == result["expected"]
-    after = engine_mod.call(home, "ping")
+    after = engine_mod.call(home, "ping", timeout=20.0)
     assert after is not None and after["pid"] == before["pid"], "the engine restarted under load"
     pre, post = kit.percentiles(result["pre_ms"]), kit.percentiles(result["post_ms"])
     print(

@@ -119,7 +119,7 @@ def as_client_of(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def reads(home: Path) -> dict:
-    status = engine_mod.call(home, "ping", timeout=5.0) or {}
+    status = engine_mod.call(home, "ping", timeout=20.0) or {}
     return status.get("reads") or {"served": 0, "declined": {}}
 
 

@@ -146,7 +146,7 @@ def test_kill_9_at_each_step_applies_once(
         _applied(home, work, env, ["warm"])  # an earlier session taught the same lessons
     proc = kit.start_engine(home, dict(env, TWICESHY_FAULT_PAUSE=f"{step}:{hit}"))
     work["procs"].append(proc)
-    pid = engine_mod.call(home, "ping")["pid"]
+    pid = engine_mod.call(home, "ping", timeout=20.0)["pid"]
     _session_end(home, "crash", work)
     paused = home / f"fault-{step}"
     assert kit.wait_for(paused.exists, timeout=180, step=0.05), f"the apply never reached {step}:{hit}"
