@@ -162,8 +162,8 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
         )
         assert b"Pin the chart version" in out.stdout, out
     finally:
-        engine_mod.stop(home, timeout=20)
-        assert not serve_pids(home)
+        engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)  # a SIGKILLed engine takes a moment to go
 
 
 def test_cold_start_bench_runs(tmp_path: Path) -> None:

@@ -133,7 +133,7 @@ def test_writes_keep_the_position_so_the_next_start_only_catches_up(twiceshy_hom
 def test_engine_start_catches_the_snapshot_up_instead_of_rebuilding(twiceshy_home: Path, store) -> None:
     import time
 
-    from reliability_kit import serve_pids
+    from reliability_kit import serve_pids, wait_for
     from twiceshy.engine import server as engine_mod
 
     store.add_many(_lessons(6))
@@ -153,8 +153,8 @@ def test_engine_start_catches_the_snapshot_up_instead_of_rebuilding(twiceshy_hom
         assert checked == ["rules snapshot caught up (1 lessons read)"], status
         assert _denies(twiceshy_home)
     finally:
-        engine_mod.stop(twiceshy_home, timeout=20)
-        assert not serve_pids(twiceshy_home)
+        engine_mod.stop(twiceshy_home, timeout=60)
+        assert wait_for(lambda: not serve_pids(twiceshy_home), timeout=30)  # SIGKILLed: a moment to go
 
 
 def test_rule_ids_are_read_right_from_a_file_in_any_form(tmp_path: Path) -> None:

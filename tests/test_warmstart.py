@@ -180,7 +180,7 @@ def test_near_finds_scoped_neighbours_above_the_threshold(ctx, monkeypatch: pyte
 def test_engine_seeds_its_index_from_a_stale_cache_and_finds_what_was_written_since(twiceshy_home: Path) -> None:
     import json
 
-    from reliability_kit import serve_pids
+    from reliability_kit import serve_pids, wait_for
     from twiceshy.engine import server as engine_mod
     from twiceshy.hooks import wire
 
@@ -223,8 +223,8 @@ def test_engine_seeds_its_index_from_a_stale_cache_and_finds_what_was_written_si
             )
             assert want in out.stdout, out
     finally:
-        engine_mod.stop(home, timeout=20)
-        assert not serve_pids(home)
+        engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)  # a SIGKILLed engine takes a moment to go
 
 
 def _contents(store) -> dict[str, tuple[list[float], str, dict, str, bool]]:
