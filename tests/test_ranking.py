@@ -225,7 +225,7 @@ def test_filter_fails_open_to_the_heuristic_ranking(monkeypatch, tmp_path, serve
     elapsed = time.monotonic() - start
     assert decision is not None and [m.experience_id for m in decision.matches] == expected
     # The 0.5 s LLM budget plus a search (~0.6 s), never the slow answer's 8 s: the
-    # bound leaves a loaded 2-core box seconds of slack (1.5 s flaked).
+    # bound leaves a loaded 2-core box seconds of slack (1.5 s left it 0.9 s).
     assert elapsed < 4.0, elapsed
     # The model was asked: the request may land after the caller stopped waiting
     # (a loaded box stretches litellm's request building past the 0.5 s budget).
