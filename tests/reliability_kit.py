@@ -180,6 +180,12 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, step: float = 
     return predicate()
 
 
+# For tests that replay a session through the real client and assert what each call
+# answered: at the default 400 ms a loaded box lets the client give up on a hold (it is
+# undone, fail-open) and the replayed session differs.
+REPLAY_BUDGET_MS = 10_000
+
+
 def hook(
     home: Path,
     event: str,

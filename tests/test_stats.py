@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+import reliability_kit as kit
 from twiceshy.engine.context import make_context
-from twiceshy.ops.install import client_path
 from twiceshy.ops.stats import compute_stats, parse_since, percentile
 from twiceshy.recall import judge
 
@@ -29,28 +29,9 @@ def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
     )
 
 
-def hook(home: Path, event: str, payload: dict) -> subprocess.CompletedProcess:
-    """One hook call exactly as Claude Code makes it (stdlib client, -I -S)."""
-    return subprocess.run(
-        # A generous budget: at the default 400 ms a loaded box lets the client give up
-        # on a hold (it is undone, fail-open) and the session these tests replay differs.
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            str(client_path()),
-            "--home",
-            str(home),
-            "--budget-ms",
-            "10000",
-            "claude-code",
-            event,
-        ],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def hook(home: Path, event: str, payload: dict) -> str:
+    """One hook call exactly as Claude Code makes it (stdlib client, -I -S); what it printed."""
+    return kit.hook(home, event, payload, env=dict(os.environ), budget_ms=kit.REPLAY_BUDGET_MS).stdout.decode()
 
 
 def bash(session: str, event: str, command: str, cwd: Path) -> dict:
@@ -110,20 +91,20 @@ def test_stats_from_a_real_engine_and_judge(tmp_path: Path, twiceshy_home: Path)
     assert cli("engine", "start", env=env, cwd=proj).returncode == 0
     try:
         denied = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "sudo pip install requests", proj))
-        assert "deny" in denied.stdout
+        assert "deny" in denied
         # retrieval.warn: hold (default): the first matching call is denied once, with the lesson.
         held = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "npm install left-pad", proj))
-        assert '"deny"' in held.stdout and "pnpm add left-pad" in held.stdout and "Held once" in held.stdout
+        assert '"deny"' in held and "pnpm add left-pad" in held and "Held once" in held
         # The agent sends the identical call again: it passes, runs, and the judge calls that IGNORED.
         again = hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "npm install left-pad", proj))
-        assert "deny" not in again.stdout and "additionalContext" not in again.stdout
+        assert "deny" not in again and "additionalContext" not in again
         hook(twiceshy_home, "PostToolUse", bash("s1", "PostToolUse", "npm install left-pad", proj))
         hook(twiceshy_home, "PreToolUse", bash("s1", "PreToolUse", "ls -la", proj))
         # Another session: held, then the fix: a mistake avoided.
         held2 = hook(twiceshy_home, "PreToolUse", bash("s2", "PreToolUse", "npm install left-pad", proj))
-        assert '"deny"' in held2.stdout
+        assert '"deny"' in held2
         fix = hook(twiceshy_home, "PreToolUse", bash("s2", "PreToolUse", "pnpm add left-pad", proj))
-        assert "deny" not in fix.stdout
+        assert "deny" not in fix
         hook(twiceshy_home, "PostToolUse", bash("s2", "PostToolUse", "pnpm add left-pad", proj))
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len([v for v in judge.verdicts() if v["counted"]]) < 2:

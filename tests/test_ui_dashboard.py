@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import reliability_kit as kit
 from twiceshy.base.paths import data_dir
 from twiceshy.base.types import Tier
 from twiceshy.engine.context import make_context
 from twiceshy.learning.ingest import store_lesson
 from twiceshy.memory import rules_snapshot
-from twiceshy.ops.install import client_path
 from twiceshy.ops.stats import compute_stats, day_start, feedback_path, outcomes_by_day
 from twiceshy.ops.ui import MAX_BODY, RemoteBindRefused, UIServer, make_server
 from ui_kit import chromium, running_ui
@@ -541,27 +541,7 @@ def hook(home: Path, session: str, command: str, cwd: Path, event: str = "PreToo
     }
     if event == "PostToolUse":
         payload["tool_response"] = {"stdout": "done", "stderr": "", "interrupted": False}
-    proc = subprocess.run(
-        # A generous budget: at the default 400 ms a loaded box lets the client give up
-        # on a hold (it is undone, fail-open) and the session these tests replay differs.
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            str(client_path()),
-            "--home",
-            str(home),
-            "--budget-ms",
-            "10000",
-            "claude-code",
-            event,
-        ],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return proc.stdout
+    return kit.hook(home, event, payload, env=dict(os.environ), budget_ms=kit.REPLAY_BUDGET_MS).stdout.decode()
 
 
 @pytest.fixture
