@@ -54,7 +54,6 @@ MAX_EDGES = 50_000  # more edges than this: edges are not cached (edge lookups w
 EDGE_TYPES = ("generalizes", "relates-to", "supersedes")
 INCREMENTAL_MIN = 2000  # changed rows an incremental rewrite always takes on...
 INCREMENTAL_FRACTION = 5  # ...and beyond that up to this fraction of the store (then a full pass)
-SEED_CHUNKED = True  # seed a float16 index slice by slice, letting the mapped pages go (see WarmCache)
 
 
 def cache_path(store_path: Path) -> Path:
@@ -449,7 +448,7 @@ class WarmCache:
             dtype = np.dtype(_storage_dtype(len(self.ids)))
         except (ImportError, TypeError):
             return self.vectors
-        if not SEED_CHUNKED or dtype == self.vectors.dtype or not len(self.ids):
+        if dtype == self.vectors.dtype or not len(self.ids):
             return self.vectors
         n, dim = self.vectors.shape
         out = np.empty((n, dim), dtype=dtype)
