@@ -620,6 +620,25 @@ def parse_command(command: str) -> list[Call]:
     return calls
 
 
+# One pre-tool call checks its command against up to ~16 candidate lessons:
+# parse it once. The calls are only read by check_call (never handed out).
+_CHECK_PARSED: dict[str, tuple[Call, ...]] = {}
+_CHECK_PARSED_MAX = 64
+
+
+def _parsed_for_check(command: str) -> tuple[Call, ...]:
+    calls = _CHECK_PARSED.get(command)
+    if calls is None:
+        calls = tuple(parse_command(command))
+        if len(_CHECK_PARSED) >= _CHECK_PARSED_MAX:
+            try:
+                _CHECK_PARSED.pop(next(iter(_CHECK_PARSED)), None)
+            except (RuntimeError, StopIteration):  # another engine thread changed it meanwhile
+                pass
+        _CHECK_PARSED[command] = calls
+    return calls
+
+
 def is_look(call: Call) -> bool:
     """A call that only looks: ``--help``, ls/cat/grep…, or a read-only
     subcommand (``git status``, ``npm view``, ``kubectl get``, ``aws … list-*``)."""
@@ -889,7 +908,7 @@ def check(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]
             if not command:
                 return False, "not a shell call"
             reason = "no command"
-            for call in parse_command(command):
+            for call in _parsed_for_check(command):
                 ok, reason = check_call(signature, call)
                 if ok:
                     return True, reason

@@ -1151,6 +1151,13 @@ class Engine:
         """Rows in the store's in-memory index once it is loaded, else None."""
         return _index_rows_of(self.ctx._store if self.ctx is not None else None)
 
+    def _query_cache_hits(self) -> int | None:
+        """Searches whose query vector came from the embedder's recent-queries cache."""
+        ctx = self.ctx
+        embedder = (ctx.embedder or getattr(ctx._store, "embedder", None)) if ctx is not None else None
+        hits = getattr(embedder, "recent_hits", None)
+        return hits if isinstance(hits, int) else None
+
     def status(self) -> dict[str, Any]:
         pending = None
         try:
@@ -1175,6 +1182,7 @@ class Engine:
             "idle_timeout_s": self.idle_timeout_s,
             "spool_pending": pending,
             "index_rows": self._index_rows(),
+            "query_cache_hits": self._query_cache_hits(),
             "reads": self._reads.status() if self._reads is not None else None,
             "workers": [getattr(w, "__name__", str(w)) for w in getattr(self, "_workers", BACKGROUND_WORKERS)],
             "python": sys.executable,
