@@ -7,8 +7,11 @@ hook process as an agent runs it (``python -I -S hooks/client.py …``, payload
 on stdin, from spawn to exit):
 
 * ``read-only``  — ``git status && git diff`` (answered without a search)
-* ``hit``        — a command that matches a stored lesson (warning printed)
-* ``no hit``     — a command no lesson is near (searched, silent)
+* ``hit``        — a command that matches a stored lesson (warning printed),
+  a new text each call (``rm -rf build dist17``), so each is embedded
+* ``no hit``     — a command no lesson is near (searched, silent), a new text each call
+* ``… repeated`` — the same two with one text each time: the engine keeps the
+  vectors of recent texts, as when an agent runs ``npm test`` again
 * ``down``       — no engine, auto-start off: the fail-open path
 
 and, in the same run, the in-process path (``python -m twiceshy hook``) for
@@ -112,6 +115,11 @@ ADVICE = [
 HIT_TRIGGER = "rm -rf build"
 HIT_COMMAND = "rm -rf build"
 NO_HIT_COMMAND = "ffprobe -hide_banner holiday_video.mkv"
+# The engine keeps the vectors of recently embedded texts, so a command repeated
+# exactly costs no model run. "hit" and "no hit" give every call a text of its
+# own (what a search costs); the "repeated" rows send one text over and over.
+HIT_COMMAND_NEW = "rm -rf build dist{}"
+NO_HIT_COMMAND_NEW = "ffprobe -hide_banner holiday_video_{}.mkv"
 READ_ONLY_COMMAND = "git status && git diff --stat"
 
 
@@ -411,6 +419,7 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="twiceshy-bench-"))
     results: dict = {"cpus": os.cpu_count(), "sizes": {}}
     session = itertools.count()
+    texts = itertools.count()  # distinct command texts (see HIT_COMMAND_NEW)
     expect = b"make clean"
     try:
         for size in sizes:
@@ -431,8 +440,10 @@ def main() -> int:
             row["rss_ready_mb"] = mb(engine_mod.rss_bytes(status["pid"]))
             scenarios = {
                 "read-only": (lambda: payload(READ_ONLY_COMMAND, "ro"), None),
-                "hit": (lambda: payload(HIT_COMMAND, f"s{next(session)}"), expect),
-                "no hit": (lambda: payload(NO_HIT_COMMAND, f"s{next(session)}"), None),
+                "hit": (lambda: payload(HIT_COMMAND_NEW.format(next(texts)), f"s{next(session)}"), expect),
+                "no hit": (lambda: payload(NO_HIT_COMMAND_NEW.format(next(texts)), f"s{next(session)}"), None),
+                "hit, repeated": (lambda: payload(HIT_COMMAND, f"s{next(session)}"), expect),
+                "no hit, repeated": (lambda: payload(NO_HIT_COMMAND, f"s{next(session)}"), None),
             }
             for name, (make, want) in scenarios.items():
                 times, matched = [], 0
@@ -531,7 +542,7 @@ def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
         f"{'whole hook process, ms':24s} {'p50':>7s} {'p95':>7s} {'p99':>7s} {'engine p50':>10s} {'engine cpu':>10s}"
         f" {'floor p50':>9s} {'/floor':>6s}   {'in-process p50':>14s} {'ratio':>6s}"
     )
-    for name in ("read-only", "hit", "no hit"):
+    for name in ("read-only", "hit", "no hit", "hit, repeated", "no hit, repeated"):
         s = row[name]
         ip = row["in-process"][name]
         extra = f"  (warned {s['warned']}/{s['n']}; in-process {ip['warned']}/{ip['n']})" if "warned" in s else ""
@@ -542,8 +553,10 @@ def print_size(size: int, row: dict, args: argparse.Namespace) -> None:
         )
     print(f"{'down (fail open)':24s} {fmt(row['down'])}")
     print(
-        "(engine p50: time inside the engine per request, from events.jsonl; engine cpu: CPU ms the engine"
-        " process used per call, all threads; floor: `python -I -S -c pass`)"
+        "(hit / no hit: a new command text each call, so the model embeds each; repeated: one text, its vector"
+        " from the engine's recent-queries cache. engine p50: time inside the engine per request, from"
+        " events.jsonl; engine cpu: CPU ms the engine process used per call, all threads; floor:"
+        " `python -I -S -c pass`)"
     )
     cold = row.get("cold") or {}
     if cold.get("first_call_ms") is not None:
