@@ -79,6 +79,7 @@ INDEX_WAIT_S = 60.0  # a spooled event waits at most this long for the in-memory
 Worker = Callable[["EngineContext", threading.Event], None]
 
 #: Long-running workers started with every engine (``fn(ctx, stop_event)``).
+GIL_SWITCH_INTERVAL_S = 0.001  # see serve()
 BACKGROUND_WORKERS: list[Worker] = []
 
 _current: Engine | None = None
@@ -606,9 +607,23 @@ class Engine:
         except Exception as exc:
             record_error("engine.workers", exc)
         for worker in self._workers:
-            self._spawn(self._run_worker, f"twiceshy-worker-{getattr(worker, '__name__', 'w')}", worker)
+            self._spawn(
+                self._run_worker, f"twiceshy-worker-{getattr(worker, '__name__', 'w')}", worker, background=True
+            )
 
-    def _spawn(self, target: Callable[..., Any], name: str, *args: Any) -> None:
+    def _spawn(self, target: Callable[..., Any], name: str, *args: Any, background: bool = False) -> None:
+        """Start a daemon thread. ``background``: loading or maintenance that
+        no answer waits for; it runs at a lower CPU priority
+        (:mod:`twiceshy.base.priority`), so hook calls are scheduled first."""
+        if background:
+            work = target
+
+            def target(*a: Any) -> Any:
+                from twiceshy.base.priority import lower_this_thread
+
+                lower_this_thread()
+                return work(*a)
+
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
         thread.start()
         self._threads.append(thread)
@@ -651,11 +666,11 @@ class Engine:
                 flush=True,
             )
             self._start_threads()  # first: shutdown joins the spool and jobs threads as _threads[:2]
-            self._spawn(self._load_real_store, "twiceshy-store")
-            self._spawn(self._maintain_snapshots, "twiceshy-snapshots")
+            self._spawn(self._load_real_store, "twiceshy-store", background=True)
+            self._spawn(self._maintain_snapshots, "twiceshy-snapshots", background=True)
             # The first `twiceshy list` should not build the command tree (~0.3 s): built once the store is open.
             opened = self._switched if self._warm_store is not None else None
-            self._spawn(lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare")
+            self._spawn(lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare", background=True)
             while not self.stopping.wait(0.5):
                 self._tick()
         finally:
@@ -1224,6 +1239,10 @@ def serve(home: str | Path, idle_timeout_s: float | None = None) -> int:
     """Run an engine for ``home`` in this process. Returns 0, also when
     another engine already runs (that one serves; nothing to do)."""
     cap_malloc_arenas()
+    # A hook thread waiting for the GIL waits up to one switch interval (5 ms by
+    # default) each time it takes it back, behind a thread loading or maintaining
+    # the store in Python: 1 ms bounds that wait for the answers.
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     engine = Engine(home, idle_timeout_s=idle_timeout_s)
     try:
         return engine.run()

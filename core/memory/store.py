@@ -240,7 +240,14 @@ class ExperienceStore:
             self._load_index(seed)
             return
         self._index_loading = True
-        self._index_thread = threading.Thread(target=self._load_index, args=(seed,), name="twiceshy-index", daemon=True)
+
+        def load() -> None:
+            from twiceshy.base.priority import lower_this_thread
+
+            lower_this_thread()  # searches go to Chroma meanwhile: they come first
+            self._load_index(seed)
+
+        self._index_thread = threading.Thread(target=load, name="twiceshy-index", daemon=True)
         self._index_thread.start()
 
     def wait_index(self, timeout: float) -> bool:
