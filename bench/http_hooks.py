@@ -4,7 +4,9 @@ One data dir, the real engine, installed with ``twiceshy install --agent claude-
 --transport http`` (which records the port and token). Two measurements:
 
 1. **Client side, alternating in one run** (so machine load hits every variant alike): a
-   pre-tool call that hits a lesson and one that hits nothing, each sent as
+   pre-tool call that hits a lesson with a new command text each round, the same with one
+   text repeated (its vector from the engine's recent-queries cache), one that hits
+   nothing (a new text each round) and a read-only one, each sent as
 
    * ``http keep-alive`` — a POST on one kept-alive connection, as Claude Code's client
      sends it (Node's agent reuses the socket);
@@ -22,8 +24,8 @@ One data dir, the real engine, installed with ``twiceshy install --agent claude-
    ``HTTP hook response status``); for both transports, from the model's tool call arriving
    (``[API:timing] first byte``) to the tool starting (``[Stall] tool_dispatch_start``): the
    PreToolUse hook, the permission check and Claude Code's own bookkeeping. The Bash calls
-   cycle through a hit (warned once per session, searched every time), a searched miss and a
-   read-only call (``git status``: no search, the transport's floor); sessions alternate
+   cycle through a hit (warned once per session, searched every time), a searched miss (both
+   a new command text each call, so each is embedded) and a read-only call (``git status``: no search, the transport's floor); sessions alternate
    http / command three times each.
 
 Run::
@@ -134,16 +136,24 @@ def post(conn: http.client.HTTPConnection, config: http_hooks.HttpHookConfig, bo
 def client_bench(home: Path, project: Path, env: dict[str, str], config: http_hooks.HttpHookConfig, n: int) -> None:
     keep = http.client.HTTPConnection("127.0.0.1", config.port, timeout=30)
     times: dict[str, list[float]] = {}
-    commands = {"hit": HIT_CMD, "miss": MISS_CMD, "read-only": READ_CMD}
+    # "new text": a command text the engine has not embedded yet (what a search costs);
+    # "repeated": one text each time, its vector from the engine's recent-queries cache.
+    commands = {
+        "hit, new text": lambda n: f"{HIT_CMD} dist{n}",
+        "hit, repeated": lambda n: HIT_CMD,
+        "miss, new text": lambda n: f"{MISS_CMD}-{n}",
+        "read-only": lambda n: READ_CMD,
+    }
     serial = iter(range(10**9))
 
     def body(label: str) -> bytes:
         # A session of its own per call: a lesson is shown once per session, then kept quiet.
-        return payload(commands[label], f"bench-{label}-{next(serial)}", str(project))
+        n = next(serial)
+        return payload(commands[label](n), f"bench-{n}", str(project))
 
     for label in commands:  # warm-up, and the answers are what they should be
         got, _ = post(keep, config, body(label))
-        assert (HIT_LESSON.encode() in got) == (label == "hit"), (label, got)
+        assert (HIT_LESSON.encode() in got) == label.startswith("hit"), (label, got)
     for _ in range(n):
         for label in commands:
             t = time.perf_counter()
@@ -151,7 +161,7 @@ def client_bench(home: Path, project: Path, env: dict[str, str], config: http_ho
             wall = (time.perf_counter() - t) * 1000
             times.setdefault(f"{label} http keep-alive", []).append(wall)
             OVERHEAD.setdefault(f"{label} http keep-alive", []).append(wall - engine_ms)
-            assert (HIT_LESSON.encode() in got) == (label == "hit"), got
+            assert (HIT_LESSON.encode() in got) == label.startswith("hit"), got
             data = body(label)
             t = time.perf_counter()
             fresh = http.client.HTTPConnection("127.0.0.1", config.port, timeout=30)
@@ -169,7 +179,7 @@ def client_bench(home: Path, project: Path, env: dict[str, str], config: http_ho
                 env=env,
             )
             times.setdefault(f"{label} command client", []).append((time.perf_counter() - t) * 1000)
-            assert proc.returncode == 0 and (HIT_LESSON.encode() in proc.stdout) == (label == "hit"), proc
+            assert proc.returncode == 0 and (HIT_LESSON.encode() in proc.stdout) == label.startswith("hit"), proc
         t = time.perf_counter()
         subprocess.run([PY, "-I", "-S", "-c", "pass"], env=env)
         times.setdefault("python floor", []).append((time.perf_counter() - t) * 1000)
@@ -246,7 +256,9 @@ def claude_bench(home: Path, base: Path, env: dict[str, str], calls: int) -> Non
                 args = ("--scope", "project", "--project-dir", str(project), "--transport", "http")
                 cli(env, "install", "--agent", "claude-code", *args)
         steps: list[Any] = [
-            ToolStep("Bash", {"command": (HIT_CMD, f"{MISS_CMD}-{i}", READ_CMD)[i % 3], "description": "step"})
+            ToolStep(
+                "Bash", {"command": (f"{HIT_CMD} dist{i}", f"{MISS_CMD}-{i}", READ_CMD)[i % 3], "description": "step"}
+            )
             for i in range(calls)
         ]
         server = FakeAnthropic(steps=[*steps, TextStep("done")])
