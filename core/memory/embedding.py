@@ -9,6 +9,10 @@ Two backends:
   L2 normalisation as sentence-transformers does. Batches are padded to their
   longest text, not to a fixed 256 tokens (that is what makes it ~30x faster
   than Chroma's own ONNX class on the same file).
+  One text at a time (a hook's query) goes through a small cache of the
+  last :data:`RECENT_QUERIES` texts' vectors: an agent repeats ``npm test``
+  or ``pytest -q`` all session, and the model run is most of a searched
+  call's time in the engine (~7 of ~11 ms at 10k lessons).
   :func:`embed_many` (import, seed) runs a second, single-threaded session
   from two worker threads over length-sorted batches: on a loaded 2-core
   machine ORT's two intra-op threads wait on each other at every operator
