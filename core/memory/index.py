@@ -240,7 +240,7 @@ class VectorIndex:
             self.cache.clear()
             self._fit_projection()
             self.loaded = True
-        _release_heap()
+        release_heap()
 
     def load_arrays(
         self, ids: list[str], vectors: np.ndarray, project_of: np.ndarray, projects: list[str], superseded: np.ndarray
@@ -264,7 +264,7 @@ class VectorIndex:
             self.cache.clear()
             self._fit_projection()
             self.loaded = True
-        _release_heap()
+        release_heap()
 
     def _fit_projection(self) -> None:
         """The coarse pass's projection when the index is large enough, and the
@@ -604,12 +604,6 @@ def _single_thread_blas() -> None:
 
 
 def release_heap() -> None:
-    """Give freed heap back to the OS after a load: the transient rows of a
-    100k-row read otherwise stay in the process's RSS (glibc keeps them)."""
-    _release_heap()
-
-
-def _release_heap() -> None:
     """Give freed heap back to the OS after a load: the transient rows of a
     100k-row read otherwise stay in the process's RSS (glibc keeps them)."""
     import ctypes
