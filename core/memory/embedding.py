@@ -396,8 +396,11 @@ def query_options(ort: Any) -> Any:
     """Session options for :meth:`MiniLMEmbedder.embed`: one query (or a few
     texts) at a time, on the engine's hot path, between idle gaps.
 
-    * Two intra-op threads: a short text ~13 -> ~8.5 ms on a 2-core machine;
-      more buys nothing for 20-token inputs.
+    * One intra-op thread: for a ~20-token text a second thread buys nothing,
+      its hand-offs at every operator cost more than it computes (quiet
+      2-core machine, ``bench/embed_options.py 400``: p50 7.56 -> 7.05 ms,
+      CPU per query 8.9 -> 8.1 ms), and the other core stays free for the
+      hook process waiting on the answer. (Not measured on many-core machines.)
     * No spinning: by default ORT's worker threads busy-wait after each
       operator (and for a while after the run) waiting for more work. One
       search then burnt ~34-40 ms of CPU for ~8 ms of work, which on a loaded
@@ -411,7 +414,7 @@ def query_options(ort: Any) -> Any:
     Same kernels, same graph: the vectors are bit-identical to the defaults'.
     """
     options = ort.SessionOptions()
-    options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+    options.intra_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.enable_cpu_mem_arena = False
     options.log_severity_level = 3
