@@ -622,6 +622,7 @@ def parse_command(command: str) -> list[Call]:
 
 # One pre-tool call checks its command against up to ~16 candidate lessons:
 # parse it once. The calls are only read by check_call (never handed out).
+# A dict, not functools.lru_cache: importing functools costs the hook client ~3 ms.
 _CHECK_PARSED: dict[str, tuple[Call, ...]] = {}
 _CHECK_PARSED_MAX = 64
 

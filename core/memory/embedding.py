@@ -92,14 +92,17 @@ class MiniLMEmbedder:
         if len(texts) == 1:
             return [self._embed_one(texts[0])]
         with self._lock:
-            encodings = self._tokenizer.encode_batch([t if t.strip() else "[empty]" for t in texts])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            types = np.zeros_like(ids)
-            (hidden,) = self._session.run(
-                ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-            )
-        return _pool(hidden, mask).tolist()
+            return self._run(texts).tolist()
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        """The model over ``texts`` (padded to the longest), pooled. Hold ``self._lock``."""
+        encodings = self._tokenizer.encode_batch([t if t.strip() else "[empty]" for t in texts])
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        (hidden,) = self._session.run(
+            ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )
+        return _pool(hidden, mask)
 
     def _embed_one(self, text: str) -> list[float]:
         """One text's vector, from the recent-queries cache when the same text
@@ -112,13 +115,7 @@ class MiniLMEmbedder:
                 self._recent.move_to_end(text)
                 self.recent_hits += 1
                 return vector.tolist()
-            encodings = self._tokenizer.encode_batch([text if text.strip() else "[empty]"])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            (hidden,) = self._session.run(
-                ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            )
-            vector = _pool(hidden, mask)[0]
+            vector = self._run([text])[0]
             if len(text) <= RECENT_MAX_CHARS:
                 self._recent[text] = vector
                 while len(self._recent) > RECENT_QUERIES:
