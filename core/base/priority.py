@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
+from typing import Any
 
 BACKGROUND_NICE = 10
 
@@ -29,3 +31,13 @@ def lower_this_thread(by: int = BACKGROUND_NICE) -> bool:
         return True
     except OSError:
         return False
+
+
+def in_background(work: Callable[..., Any]) -> Callable[..., Any]:
+    """``work`` as a thread target that first lowers its thread (:func:`lower_this_thread`)."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        lower_this_thread()
+        return work(*args, **kwargs)
+
+    return run

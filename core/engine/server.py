@@ -76,10 +76,11 @@ QUIET_GAP_S = 0.25
 MAX_DEFER_S = 10.0
 INDEX_WAIT_S = 60.0  # a spooled event waits at most this long for the in-memory index to load
 
+GIL_SWITCH_INTERVAL_S = 0.001  # see serve()
+
 Worker = Callable[["EngineContext", threading.Event], None]
 
 #: Long-running workers started with every engine (``fn(ctx, stop_event)``).
-GIL_SWITCH_INTERVAL_S = 0.001  # see serve()
 BACKGROUND_WORKERS: list[Worker] = []
 
 _current: Engine | None = None
@@ -616,14 +617,9 @@ class Engine:
         no answer waits for; it runs at a lower CPU priority
         (:mod:`twiceshy.base.priority`), so hook calls are scheduled first."""
         if background:
-            work = target
+            from twiceshy.base.priority import in_background
 
-            def target(*a: Any) -> Any:
-                from twiceshy.base.priority import lower_this_thread
-
-                lower_this_thread()
-                return work(*a)
-
+            target = in_background(target)
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
         thread.start()
         self._threads.append(thread)

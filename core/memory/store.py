@@ -240,14 +240,11 @@ class ExperienceStore:
             self._load_index(seed)
             return
         self._index_loading = True
+        from twiceshy.base.priority import in_background
 
-        def load() -> None:
-            from twiceshy.base.priority import lower_this_thread
-
-            lower_this_thread()  # searches go to Chroma meanwhile: they come first
-            self._load_index(seed)
-
-        self._index_thread = threading.Thread(target=load, name="twiceshy-index", daemon=True)
+        # Searches go to Chroma meanwhile: they come first.
+        load = in_background(self._load_index)
+        self._index_thread = threading.Thread(target=load, args=(seed,), name="twiceshy-index", daemon=True)
         self._index_thread.start()
 
     def wait_index(self, timeout: float) -> bool:
