@@ -3,6 +3,11 @@
     python bench/judgement.py                      # all three modes, a table per mode
     python bench/judgement.py --mode learned -v    # one mode, and every probe that went wrong
     python bench/judgement.py --shape test_fix --json
+    python bench/judgement.py --split sealed       # only the sealed split (default: both, side by side)
+
+Two splits: ``tuning`` (tests/judgement/corpus, read while building the matcher)
+and ``sealed`` (tests/judgement/sealed, written independently before the matcher
+changed and never read item by item while tuning: report it, never tune on it).
 
 Modes: ``learned`` (session end on each incident's real-format transcript),
 ``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
@@ -39,6 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from judgement import harness as h  # noqa: E402
+from judgement import sealed  # noqa: E402
 from judgement.spec import SHAPES  # noqa: E402
 
 
@@ -110,6 +116,24 @@ def table(result: h.ModeResult, label: str = "") -> str:
     return "\n".join(lines)
 
 
+def side_by_side(rows: list[tuple[str, str, h.ModeResult]]) -> str:
+    """One line per split and mode with the figures the hidden sets report."""
+    cols = (
+        f"{'split':<7} {'mode':<8} {'recall own':>10} {'same/reword':>12} {'precision':>9} "
+        f"{'fix held':>9} {'false look-alike/everyday':>26} {'wrong of all holds':>19}"
+    )
+    lines = ["== both splits, side by side", cols]
+    for split, label, result in rows:
+        o = result.summary()["overall"]
+        wrong = f"{o['wrong_flagged']} of {o['all_flagged']} ({_pct(h._ratio(o['wrong_flagged'], o['all_flagged']))})"
+        lines.append(
+            f"{split:<7} {result.mode + label:<8} {_pct(o['recall_own']):>10} "
+            f"{_pct(o['recall_same']):>5}/{_pct(o['recall_reword']):<6} {_pct(o['precision']):>9} "
+            f"{_pct(o['fw_fix']):>9} {_pct(o['fw_lookalike']):>17} / {_pct(o['fw_everyday']):<6} {wrong:>19}"
+        )
+    return "\n".join(lines)
+
+
 def _owner(owner: str) -> str:
     return owner if owner in ("noise", "?") else f"[{owner}]"
 
@@ -154,6 +178,7 @@ def report(result: h.ModeResult, verbosity: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
+    ap.add_argument("--split", choices=("tuning", "sealed", "both"), default="both", help="which corpus split")
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
     ap.add_argument("--every", type=int, default=1, help="every n-th incident per shape (a quick subset)")
@@ -173,12 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         del rest[i : i + (1 if rest[i].startswith("--code=") else 2)]
         return _run_other_code(args.code, rest)
 
-    corpus = h.load()
-    problems = corpus.check()
-    if problems:
-        raise SystemExit("corpus problems:\n" + "\n".join(problems))
-    incidents = h.select(corpus, shapes=args.shape, ids=args.incident, every=args.every)
-    everyday = [] if args.no_everyday else corpus.everyday
+    splits = {"tuning": h.load, "sealed": sealed.load}
+    chosen = list(splits) if args.split == "both" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
     runs: list[tuple[str, dict[str, Any]]] = [("", overrides)]
@@ -188,16 +209,27 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     out_json = []
-    for mode in args.mode or list(h.MODES):
-        for label, ov in runs:
-            result = h.run_mode(mode, corpus, incidents, everyday, noise=args.noise, overrides=ov, keep=args.keep)
-            if args.json:
-                out_json.append({**h.to_json(result), "label": label.strip(" []") or "measured"})
-                continue
-            print(table(result, label))
-            if args.verbose:
-                print(report(result, args.verbose))
-            print(flush=True)
+    rows: list[tuple[str, str, h.ModeResult]] = []
+    for split in chosen:
+        corpus = splits[split]()
+        problems = corpus.check()
+        if problems:
+            raise SystemExit(f"{split} corpus problems:\n" + "\n".join(problems))
+        incidents = h.select(corpus, shapes=args.shape, ids=args.incident, every=args.every)
+        everyday = [] if args.no_everyday else corpus.everyday
+        for mode in args.mode or list(h.MODES):
+            for label, ov in runs:
+                result = h.run_mode(mode, corpus, incidents, everyday, noise=args.noise, overrides=ov, keep=args.keep)
+                rows.append((split, label.strip() and "*", result))
+                if args.json:
+                    out_json.append({**h.to_json(result), "split": split, "label": label.strip(" []") or "measured"})
+                    continue
+                print(table(result, f" [{split}]{label}"))
+                if args.verbose and split != "sealed":
+                    print(report(result, args.verbose))  # the sealed split's items stay unread
+                print(flush=True)
+    if not args.json:
+        print(side_by_side(rows))
     if args.json:
         print(json.dumps(out_json, indent=1, default=str))
     else:

@@ -14,6 +14,7 @@ Public interface (stable)::
     split_commands(command: str) -> list[list[str]]
     matches(signature: dict, tool_name: str, tool_input: dict) -> bool
     check(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]
+    carries_fix(signature: dict, tool_name: str, tool_input: dict) -> bool
     is_help(argv: list[str]) -> bool
     parse(argv: list[str], env: list[str] | None = None) -> Call
 
@@ -42,7 +43,8 @@ Command tokens a signature can name (see :func:`parse`): flags (``--force``,
 lose ``./``, a trailing ``/`` and ``/*``; packages lose ``@1.2``/``==1.2``),
 ``env:NAME`` for an environment prefix, ``via:uv`` for a runner the program
 went through, ``exe:.venv/bin/pip`` for the program as written, ``run:pnpm dlx`` for a
-runner verb, ``pre:nvm`` for a command earlier on the same line. An item with
+runner verb, ``pre:nvm`` for a command earlier on the same line (``pre:cd`` too), ``post:make`` for one later,
+``NAME=`` for an assignment operand (``make release VERSION=1.4.2``). An item with
 ``*`` is a glob over the tokens; ``re:`` a regex; a literal also matches a
 sub-path of a URL (``s3://bucket`` ~ ``s3://bucket/key``) and a hyphenated
 family member (``moment`` ~ ``moment-timezone``).
@@ -556,6 +558,8 @@ class Call:
             self.tokens.add(f"{flag}={value}")
 
     def _operand_token(self, word: str) -> None:
+        if _is_assign(word):
+            self.tokens.add(word.split("=", 1)[0] + "=")  # "make release VERSION=1.4.2": VERSION= was given
         v = norm_value(word)
         if v:
             self.tokens.add(v)
@@ -615,9 +619,19 @@ def parse_command(command: str) -> list[Call]:
     before: list[str] = []
     for call in calls:
         call.tokens.update(before)
-        if call.levels and call.outer not in ("cd", "pushd", "echo", "printf", "true", "set", ":"):
+        if call.levels and call.outer not in _NOT_STEPS:
             before.append("pre:" + call.outer)
+    # ``post:<prog>`` for the commands after it (a fix that adds a step after).
+    after: list[str] = []
+    for call in reversed(calls):
+        call.tokens.update(after)
+        if call.levels and call.outer not in _NOT_STEPS:
+            after.append("post:" + call.outer)
     return calls
+
+
+# Line parts that are no step of their own ("cd" is: a fix may be "cd sub && make").
+_NOT_STEPS = {"pushd", "popd", "echo", "printf", "true", "false", "set", ":", "sleep", "clear"}
 
 
 # One pre-tool call checks its command against up to ~16 candidate lessons:
@@ -926,6 +940,45 @@ def check(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]
         return False, f"unknown signature kind {kind!r}"
     except Exception as exc:  # fail open: a broken signature never matches
         return False, f"error: {type(exc).__name__}"
+
+
+def carries_fix(signature: dict, tool_name: str, tool_input: dict) -> bool:
+    """True when the call has what the lesson's fix adds: a command of the
+    lesson's program (or the fix's own program) carrying one of the
+    signature's ``absent`` items, or an edit whose new content does. Used to
+    judge what followed a hold (the fix ran: *avoided*; the held call was
+    itself the fix: a *false hold*). Never raises; odd input is False."""
+    try:
+        if not isinstance(signature, dict):
+            return False
+        kind = signature.get("kind")
+        if kind == "any":
+            return any(carries_fix(sub, tool_name, tool_input) for sub in signature.get("of") or [])
+        absent = [str(a) for a in signature.get("absent") or []]
+        if kind == "edit":
+            return any(
+                path_matches(str(signature.get("glob") or ""), path) and any(_text_hit(a, new) for a in absent)
+                for path, _old, new in edit_parts(tool_name, tool_input)
+            )
+        if kind != "command":
+            return False
+        command = command_of(tool_name, tool_input)
+        if not command:
+            return False
+        calls = _parsed_for_check(command)
+        fix = str(signature.get("fix") or "")
+        fix_programs = {c.program for c in parse_command(fix) if c.levels} if fix else set()
+        program = str(signature.get("program") or "").lower()
+        for call in calls:
+            if call.help or not call.levels:
+                continue
+            if absent and call.words_of(program) is not None and any(_item_hit(a, call.tokens) for a in absent):
+                return True
+            if fix_programs and call.program in fix_programs and call.program != program:
+                return True  # the fix switched program (pip -> uv pip) and this call runs it
+        return False
+    except Exception:
+        return False
 
 
 def matches(signature: dict, tool_name: str, tool_input: dict) -> bool:

@@ -102,12 +102,17 @@ def test_a_pass_reads_what_changed_and_still_promotes(ctx, large, monkeypatch, w
 def test_a_new_relates_to_edge_alone_is_seen(ctx, large) -> None:
     store = ctx.store
     store.add_many(_filler(120))
-    a = Experience(text="Pin the Node version in CI", trigger="node --version mismatch in ci", project="p1-aaaa")
+    # One mistake (the same signature), worded apart: only the edge joins them.
+    sig = {"signature": {"v": 1, "kind": "command", "program": "node", "absent": ["--engine-strict"]}}
+    a = Experience(
+        text="Pin the Node version in CI", trigger="node --version mismatch in ci", project="p1-aaaa", structured=sig
+    )
     b = Experience(
         text="Set engines.node in package.json",
         trigger="package.json engines field",
         project="p2-bbbb",
         tags=["seen-in:p3-cccc"],
+        structured=sig,
     )
     store.add_many([a, b])
     while promote_cross_project(ctx) == 0 and cross_project.last_pass["mode"] == "sweep":

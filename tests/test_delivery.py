@@ -269,3 +269,24 @@ def test_prompt_recall_adds_relevant_lessons_once_and_stays_quiet_otherwise(ctx,
     _start(ctx, tmp_path, "s2")
     assert handle_event(ctx, ev).hold
     assert "pnpm" not in _prompt(ctx, tmp_path, "s2", "add left-pad as a dependency")
+
+
+def test_a_lesson_matched_on_similarity_alone_goes_to_context_and_never_holds(ctx, tmp_path: Path) -> None:
+    """A lesson whose trigger is a sentence has no signature: similarity may
+    bring it up, but it cannot tell the mistake from its fix, so it is context."""
+    sentence = f"GOTCHA: {MISTAKE} fails with 'missing --region'; always pass --region eu-west-1 for staging."
+    exp = Experience(text=sentence, trigger=sentence, kind="gotcha", structured={"no_signature": True})
+    ctx.store.add(exp)
+    event, payload = native("claude-code", FIX, "s-unsigned", tmp_path)
+    out = handle_hook(ctx, "claude-code", event, payload)
+    assert not denied("claude-code", out.stdout)[0], out.stdout
+    shown = [e for e in ctx.session("s-unsigned").shown_log if e["exp_id"] == exp.id]
+    assert all(e.get("delivery") != "hold" for e in shown), shown
+
+
+def test_a_signed_match_still_holds_beside_an_unsigned_one(ctx, tmp_path: Path) -> None:
+    deploy_lesson(ctx)
+    sentence = f"GOTCHA: {MISTAKE} fails with 'missing --region'; always pass --region eu-west-1 for staging."
+    ctx.store.add(Experience(text=sentence, trigger=sentence, kind="gotcha", structured={"no_signature": True}))
+    event, payload = native("claude-code", MISTAKE, "s-both", tmp_path)
+    assert denied("claude-code", handle_hook(ctx, "claude-code", event, payload).stdout)[0]

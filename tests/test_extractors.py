@@ -70,7 +70,9 @@ def test_error_then_success_names_what_changed() -> None:
     entries += bash("npm install", "added 12 packages")
     (cand,) = ex.error_then_success(entries)
     assert cand.trigger == "npm ci"
-    assert "`npm install` worked instead" in cand.text and "package-lock.json" in cand.text
+    assert "`npm install` worked instead" in cand.text and "(no lock file)" in cand.text
+    # The error line is evidence (structured), never the lesson's words (issue 29).
+    assert "can only install" not in cand.text and "can only install" in cand.structured["why"]
     assert "prefer:npm install" in cand.tags and "avoid:npm ci" in cand.tags
 
 
@@ -102,7 +104,8 @@ def test_retry_loop_of_three_failures() -> None:
     for _ in range(3):
         entries += bash("docker compose up -d", "Error response from daemon: port is already allocated", error=True)
     (cand,) = ex.retry_loops(entries)
-    assert cand.kind == "retry_loop" and "3 times" in cand.text and "port is already allocated" in cand.text
+    assert cand.kind == "retry_loop" and "3 times" in cand.text and "(already in use)" in cand.text
+    assert "daemon" not in cand.text and "port is already allocated" in cand.structured["why"]
 
 
 def test_two_failures_are_not_a_loop() -> None:
@@ -238,3 +241,31 @@ def test_recorded_claude_code_session_has_no_false_lessons() -> None:
     entries = pm.hook.agent_read_transcript(agent="claude-code", path=RECORDED)
     # ls on a missing dir failed and the next call was our own deny: nothing to learn.
     assert ex.extract_all(entries) == []
+
+
+GOTCHA_LINE = (
+    "GOTCHA: ./deploy.sh --env staging fails with 'missing --region'; always pass --region eu-west-1 for staging."
+)
+
+
+@pytest.mark.parametrize(
+    "session",
+    [
+        [user("Deploy to staging."), say("Will do.\n\n" + GOTCHA_LINE)],  # the line alone, no call in the session
+        [
+            user("Deploy to staging."),
+            *bash("./deploy.sh --env staging", "error: missing --region", error=True),
+            *bash("./deploy.sh --env staging --region eu-west-1", "deployed"),
+            say("Deployed.\n\n" + GOTCHA_LINE),
+        ],
+    ],
+    ids=["line-only", "with-calls"],
+)
+def test_a_marker_sentence_is_keyed_to_the_call_it_names_not_to_the_sentence(session) -> None:
+    (cand,) = [c for c in ex.markers(session) if c.kind == "gotcha"]
+    assert cand.trigger.startswith("./deploy.sh --env staging") and "GOTCHA" not in cand.trigger
+    sig = cand.structured["signature"]
+    assert matches(sig, "Bash", {"command": "./deploy.sh --env staging"})
+    assert matches(sig, "Bash", {"command": "./deploy.sh --env=staging"})
+    assert not matches(sig, "Bash", {"command": "./deploy.sh --env staging --region eu-west-1"})
+    assert not matches(sig, "Bash", {"command": "./deploy.sh --help"})

@@ -12,6 +12,8 @@ from twiceshy.base.types import Experience
 from twiceshy.guidance.projects import project_table, record_project
 from twiceshy.learning.cross_project import promote_cross_project, seen_in
 
+NODE_SIG = {"signature": {"v": 1, "kind": "command", "program": "node", "absent": ["--engine-strict"]}}
+
 
 def _lesson(text: str, trigger: str, project: str, **kw) -> Experience:
     return Experience(text=text, trigger=trigger, project=project, tier=kw.pop("tier", 2), **kw)
@@ -51,8 +53,12 @@ def test_promote_cluster_seen_in_enough_projects(ctx) -> None:
 
 def test_relates_to_edges_and_seen_in_tags_count_as_evidence(ctx) -> None:
     store = ctx.store
-    a = _lesson("Pin the Node version in CI", "node --version mismatch in ci", "p1-aaaa")
-    b = _lesson("Set engines.node in package.json", "package.json engines field", "p2-bbbb", tags=["seen-in:p3-cccc"])
+    # One mistake (the same signature), worded apart: only the edge joins them.
+    a = _lesson("Pin the Node version in CI", "node --version mismatch in ci", "p1-aaaa", structured=NODE_SIG)
+    b = _lesson(
+        "Set engines.node in package.json", "package.json engines field", "p2-bbbb", tags=["seen-in:p3-cccc"],
+        structured=NODE_SIG,
+    )  # fmt: skip
     store.add(a)
     store.add(b)
     assert promote_cross_project(ctx) == 0  # unrelated so far: two clusters of 1-2 projects
@@ -60,6 +66,21 @@ def test_relates_to_edges_and_seen_in_tags_count_as_evidence(ctx) -> None:
     assert promote_cross_project(ctx) == 1
     promoted = [e for e in (store.get(a.id), store.get(b.id)) if e.project is None]
     assert len(promoted) == 1 and seen_in(promoted[0]) == {"p1-aaaa", "p2-bbbb", "p3-cccc"}
+
+
+def test_lessons_about_different_mistakes_never_merge_however_alike_or_linked(ctx) -> None:
+    """Issue 27: each script with its own missing flag stays its own lesson in its own project."""
+    store = ctx.store
+    lessons = [
+        _lesson(f"./tool-{n}.sh needs {flag}", f"./tool-{n}.sh --env staging", p, seen_count=2, follows=1,
+                structured={"signature": {"v": 1, "kind": "command", "program": f"tool-{n}.sh", "absent": [flag]}})
+        for n, flag, p in ((0, "--region", "p1-aaaa"), (2, "--zone", "p2-bbbb"), (5, "--namespace", "p3-cccc"))
+    ]  # fmt: skip
+    for exp in lessons:
+        store.add(exp)
+    store.add_edge(lessons[0].id, lessons[1].id, "relates-to", weight=0.9)
+    assert promote_cross_project(ctx) == 0
+    assert all(store.get(e.id).project == e.project and not store.get(e.id).superseded_by for e in lessons)
 
 
 def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:

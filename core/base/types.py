@@ -130,6 +130,9 @@ class LessonMatch:
     tier: int
     score: float
     evidence: str = ""
+    # False: matched on similarity alone (no signature said the call repeats
+    # the mistake). Such a match goes to context; it never holds a call.
+    signed: bool = True
 
 
 @dataclass

@@ -19,8 +19,10 @@ from typing import Any
 
 from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 from twiceshy.engine.context import EngineContext, SessionState
+from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.plugin.hookspecs import hookimpl
 from twiceshy.recall.ranking import (
+    MATCH_BONUS,
     SIG_MIN_SIMILARITY,
     Candidate,
     event_project,
@@ -38,6 +40,83 @@ HEADER = (
 
 
 def find_candidates(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
+    """The lessons that may apply to ``event``: what the search finds
+    (:func:`search_candidates`) and the rules a long call repeats beyond what
+    the search saw (:func:`long_call_rules`). No session state, no model."""
+    candidates = search_candidates(ctx, event)
+    seen = {c.exp.id for c in candidates}
+    return candidates + [c for c in long_call_rules(ctx, event) if c.exp.id not in seen]
+
+
+# The search sees the first ~2,000 characters of a call (CoreEvent.action_text):
+# a rule whose command comes later on a long line is checked from the rules
+# snapshot instead, segment by segment, up to LONG_CALL_PARSE_MAX characters;
+# past that (parsing costs ~0.17 ms per kB) a rule whose program the line
+# names at all denies it: a call too large to check is never let through.
+LONG_CALL = 1_500
+LONG_CALL_PARSE_MAX = 256 * 1024
+_rules_cache: dict[str, Any] = {}
+
+
+def _snapshot_rules() -> list[dict[str, Any]]:
+    """The rules snapshot's entries, re-read when the file changes."""
+    from twiceshy.memory.rules_snapshot import read, snapshot_path
+
+    path = snapshot_path()
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    key = (st.st_ino, st.st_mtime_ns, st.st_size)
+    if _rules_cache.get("key") != key:
+        data = read(path) or {}
+        _rules_cache.update(key=key, rules=[r for r in data.get("rules") or [] if isinstance(r, dict)])
+    return list(_rules_cache.get("rules") or [])
+
+
+def long_call_rules(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
+    """Rules that a long call repeats beyond what the search saw (see LONG_CALL)."""
+    from twiceshy.hooks.match import check, command_of
+
+    command = command_of(event.tool_name, event.tool_input or {}) or ""
+    if len(command) <= LONG_CALL:
+        return []
+    project = event_project(event)
+    hits: dict[str, str] = {}
+    for rule in _snapshot_rules():
+        sig = rule.get("signature")
+        if not isinstance(sig, dict) or rule.get("project") not in (None, "", project):
+            continue
+        if len(command) > LONG_CALL_PARSE_MAX:
+            subs = [sig, *(sig.get("of") or [])]
+            programs = sorted({str(x.get("program") or "") for x in subs if isinstance(x, dict)} - {""})
+            if any(_names_word(command, p) for p in programs):
+                hits[str(rule["id"])] = "too long to check, and it names " + ", ".join(programs)
+            continue
+        ok, why = check(sig, event.tool_name, event.tool_input or {})
+        if ok:
+            hits[str(rule["id"])] = why
+    out = []
+    for exp in ctx.store.get_many(list(hits)) if hits else []:
+        out.append(Candidate(exp=exp, similarity=1.0, score=1.0 + MATCH_BONUS, matched=True, reason=hits[exp.id]))
+    return out
+
+
+def _names_word(text: str, word: str) -> bool:
+    """``word`` occurs in ``text`` as a word of its own (a C-speed scan, no parse)."""
+    start = 0
+    while True:
+        k = text.find(word, start)
+        if k < 0:
+            return False
+        before = text[k - 1] if k else " "
+        after = text[k + len(word)] if k + len(word) < len(text) else " "
+        if not (before.isalnum() or before in "_-.") and not (after.isalnum() or after in "_-."):
+            return True
+        start = k + 1
+
+
+def search_candidates(ctx: EngineContext, event: CoreEvent) -> list[Candidate]:
     """Search, rank, follow the graph one hop; no session state, no model.
 
     Edges are followed only from hits that already passed the score cut:
@@ -83,10 +162,18 @@ def format_warning(matches: list[LessonMatch]) -> str:
 def _is_blocker(ctx: EngineContext, cand: Candidate) -> bool:
     """A rule blocks only when its signature matched this call (never on
     similarity alone: the fix, ``--help`` and other arguments look alike)."""
+    from twiceshy.recall.outcomes import context_only
+
     cfg = ctx.config["retrieval"]
     if cand.matched is False or (cand.matched is None and ctx.config["ranking"].get("structured", True)):
         return False
-    return cand.exp.tier in cfg["block_tiers"] and cand.score >= cfg["block_min_score"]
+    if context_only(cand.exp):
+        return False  # corrected by its own outcomes (false holds, overrides): context only
+    if cand.exp.tier not in cfg["block_tiers"]:
+        return False
+    # The signature decided this call repeats the rule's mistake: how similar
+    # the whole line reads (a long line, padding) does not weaken that.
+    return cand.matched is True or cand.score >= cfg["block_min_score"]
 
 
 def fix_of(cand: Candidate) -> str:
@@ -110,6 +197,11 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     cfg = ctx.config["retrieval"]
     session = ctx.session(event.session_id)
     candidates = find_candidates(ctx, event)
+    if candidates:
+        from twiceshy.recall.outcomes import excepted
+
+        # A call a lesson learned it must not hold (it passed after a hold: twiceshy.recall.outcomes).
+        candidates = [c for c in candidates if not excepted(c.exp, event)]
     # Dedup before the model sees anything: a warning is shown once a session.
     # A blocking rule is exempt: it blocks every time.
     candidates = [c for c in candidates if _is_blocker(ctx, c) or c.exp.id not in session.shown]
@@ -126,14 +218,16 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
     if blockers:
         lines = []
         for c in blockers:
-            line = f"- {c.exp.text} ({c.exp.evidence()})"
+            shown = lesson_advice(c.exp)
+            line = f"- {shown} ({c.exp.evidence()})"
             fix = fix_of(c)
-            if fix and fix not in c.exp.text:
+            if fix and fix not in shown:
                 line += f" Instead: {fix}"
             lines.append(line)
         reason = "Blocked by twiceshy: a confirmed rule from earlier sessions applies.\n" + "\n".join(lines)
         fresh = [c for c in blockers if c.exp.id not in session.shown]
         _remember(session, event, fresh, kind="deny")
+        _count_hits_later(ctx, [c.exp.id for c in blockers])  # a rule's deny is a hit of that rule
         return Decision(action="deny", reason=reason, matches=[c.to_match() for c in blockers])
     remaining = cfg["session_warning_budget"] - session.warnings
     shown = candidates[: max(0, min(cfg["max_warnings"], remaining))]
@@ -175,8 +269,12 @@ def _remember(session: SessionState, event: CoreEvent, shown: list[Candidate], k
 
 def _count_hits_later(ctx: EngineContext, ids: list[str]) -> None:
     """A store write is 10+ ms: inside the engine it runs on the jobs thread,
-    elsewhere (CLI, tests) inline."""
+    elsewhere (CLI, tests) inline. Not inside ``delivery.dry_run`` (``twiceshy why``)."""
     from twiceshy.engine.server import submit
+    from twiceshy.recall.delivery import is_dry
+
+    if is_dry():
+        return
 
     submit(_count_hits, ctx, ids)
 

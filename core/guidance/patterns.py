@@ -109,10 +109,12 @@ class PatternStore:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[list[Observation]]:
+        from twiceshy.base.fileio import open_private
         from twiceshy.base.locking import fcntl
+        from twiceshy.base.paths import ensure_private_dir
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix(".lock"), "a+") as lock:
+        ensure_private_dir(self.path.parent)
+        with open_private(self.path.with_suffix(".lock")) as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 items = self._read()

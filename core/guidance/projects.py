@@ -39,14 +39,15 @@ def load_registry() -> dict[str, dict[str, Any]]:
 
 def record_project(cwd: str, now: float | None = None) -> str:
     """Note that a session ran in ``cwd``'s project; returns its fingerprint."""
-    from twiceshy.base.fileio import write_atomic
+    from twiceshy.base.fileio import open_private, write_atomic
     from twiceshy.base.locking import fcntl
+    from twiceshy.base.paths import ensure_private_dir
     from twiceshy.base.project import fingerprint, project_root
 
     fp = fingerprint(str(cwd))
     path = registry_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a+") as lock:
+    ensure_private_dir(path.parent)
+    with open_private(path.with_suffix(".lock")) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             reg = load_registry()

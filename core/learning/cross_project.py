@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 import time
 from typing import TYPE_CHECKING, Any
 
+from twiceshy.base.fileio import write_atomic
+from twiceshy.base.paths import ensure_private_dir
 from twiceshy.base.types import Experience
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -66,6 +67,16 @@ def seen_in(exp: Experience) -> set[str]:
     if exp.project:
         projects.add(exp.project)
     return projects
+
+
+def mistake_key(exp: Experience) -> str:
+    """What a lesson is about, for merging across projects: its signature
+    (the fix text aside), else its trigger, whitespace- and case-folded."""
+    structured = exp.structured if isinstance(exp.structured, dict) else {}
+    sig = structured.get("signature")
+    if isinstance(sig, dict) and sig:
+        return "sig:" + json.dumps({k: v for k, v in sig.items() if k not in ("fix", "pattern")}, sort_keys=True)
+    return "trigger:" + " ".join((exp.trigger or exp.text).lower().split())
 
 
 def _vectors(store: Any, exps: list[Experience]) -> Any:
@@ -125,6 +136,11 @@ def _clusters(
         if a != b:
             parent[b] = a
 
+    # Only lessons about the same mistake may merge: the same signature (the
+    # same program and the same missing or wrong part), or for lessons without
+    # one the same trigger. Similar triggers alone ("./tool-0.sh … --region" /
+    # "./tool-2.sh … --zone") are different lessons.
+    keys = [mistake_key(e) for e in exps]
     vecs = _vectors(ctx.store, exps)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs / np.where(norms == 0, 1, norms)
@@ -135,11 +151,11 @@ def _clusters(
         rows, cols = np.nonzero(sims >= threshold)
         for r, c in zip(rows.tolist(), cols.tolist()):
             i = start + r
-            if c > i:
+            if c > i and keys[i] == keys[c]:
                 union(i, c)
     index = {e.id: i for i, e in enumerate(exps)}
     for src, dst in _relates_to_pairs(ctx.store, exps, full):
-        if src in index and dst in index:
+        if src in index and dst in index and keys[index[src]] == keys[index[dst]]:
             union(index[src], index[dst])
     groups: dict[int, list[Experience]] = {}
     for i, exp in enumerate(exps):
@@ -170,10 +186,8 @@ def _save_state(key: str, entry: dict[str, Any]) -> None:
     except (OSError, ValueError):
         data = {}
     data[key] = entry
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    ensure_private_dir(path.parent)
+    write_atomic(path, json.dumps(data), private=True, durable=False)  # 0600, like every file of ours
 
 
 def _live_scoped(exps: list[Experience]) -> list[Experience]:

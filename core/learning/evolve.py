@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.faults import fault_point
-from twiceshy.base.paths import data_dir
+from twiceshy.base.fileio import write_atomic
+from twiceshy.base.paths import data_dir, ensure_private_dir
 from twiceshy.base.redact import redact
 from twiceshy.base.types import CoreEvent, Experience, Tier
 from twiceshy.learning.extractors import short, words
@@ -98,33 +99,75 @@ def record_verdict(ctx: EngineContext, exp_id: str, verdict: str, now: float | N
     now = time.time() if now is None else now
     cfg = ctx.config["learning"]
     if verdict == "FOLLOWED":
-        exp.follows += 1
-        exp.streak = max(exp.streak, 0) + 1
-        exp.confidence = min(1.0, exp.confidence + FOLLOW_GAIN)
-        exp.last_seen = now
-        if exp.tier == int(Tier.RAW):
-            # Followed once: it was relevant and useful. Keep the streak going.
-            exp.tier = int(Tier.QA)
-        elif (
-            exp.tier == int(Tier.QA)
-            and exp.streak >= cfg["promote_after"]
-            and exp.follows > exp.ignores + exp.irrelevant
-        ):
-            _promote(exp)
+        _followed(exp, cfg, now)
     else:
-        if verdict == "IGNORED":
-            exp.ignores += 1
-            exp.confidence -= IGNORE_LOSS
-        else:
-            exp.irrelevant += 1
-            exp.confidence -= IRRELEVANT_LOSS
-        exp.streak = min(exp.streak, 0) - 1
-        if -exp.streak >= cfg["demote_after"]:
-            if not _demote(exp):
-                exp.confidence -= IGNORE_LOSS  # already raw: fade faster
-                exp.streak = 0
-        exp.confidence = max(0.0, exp.confidence)
+        _negative(exp, cfg, verdict)
     ctx.store.update(exp)
+
+
+def demote(exp: Experience) -> bool:
+    """One tier down (not past raw), streak reset; False when already raw."""
+    return _demote(exp)
+
+
+def _followed(exp: Experience, cfg: Any, now: float) -> None:
+    exp.follows += 1
+    exp.streak = max(exp.streak, 0) + 1
+    exp.confidence = min(1.0, exp.confidence + FOLLOW_GAIN)
+    exp.last_seen = now
+    if exp.tier == int(Tier.RAW):
+        exp.tier = int(Tier.QA)  # followed once: it was relevant and useful; the streak goes on
+    elif exp.tier == int(Tier.QA) and exp.streak >= cfg["promote_after"] and exp.follows > exp.ignores + exp.irrelevant:
+        _promote(exp)
+
+
+def record_outcome(
+    ctx: EngineContext, exp: Experience, outcome: str, write: bool = True, now: float | None = None
+) -> None:
+    """Apply one outcome of a hold, a rule's deny or a warning
+    (:mod:`twiceshy.recall.outcomes`) to ``exp``'s counts and tier.
+
+    Only ``avoided`` (and a warning ``followed``) promotes: the identical
+    re-issue that runs never counts toward a rule. ``ignored`` after a hold
+    (the mistake ran) counts an ignore and breaks a promotion streak, but costs
+    the lesson nothing: it was right. ``overridden`` and ``false_hold`` count
+    as irrelevant (confidence -0.05) and break the streak; how they narrow,
+    silence and demote the lesson is :func:`twiceshy.recall.outcomes.correct`.
+    A warning's ``ignored`` / ``irrelevant`` keep :func:`record_verdict`'s
+    rules (``demote_after`` in a row drop a tier). ``write``: store the lesson.
+    """
+    now = time.time() if now is None else now
+    cfg = ctx.config["learning"]
+    if outcome in ("avoided", "followed"):
+        _followed(exp, cfg, now)
+    elif outcome == "ignored_hold":
+        exp.ignores += 1
+        exp.streak = min(exp.streak, 0)
+    elif outcome in ("overridden", "false_hold"):
+        exp.irrelevant += 1
+        exp.streak = min(exp.streak, 0)
+        exp.confidence = max(0.0, exp.confidence - IRRELEVANT_LOSS)
+    elif outcome in ("ignored", "irrelevant"):
+        _negative(exp, cfg, "IGNORED" if outcome == "ignored" else "IRRELEVANT")
+    else:
+        return  # unclear: nothing changes
+    if write:
+        ctx.store.update(exp)
+
+
+def _negative(exp: Experience, cfg: Any, verdict: str) -> None:
+    if verdict == "IGNORED":
+        exp.ignores += 1
+        exp.confidence -= IGNORE_LOSS
+    else:
+        exp.irrelevant += 1
+        exp.confidence -= IRRELEVANT_LOSS
+    exp.streak = min(exp.streak, 0) - 1
+    if -exp.streak >= cfg["demote_after"]:
+        if not _demote(exp):
+            exp.confidence -= IGNORE_LOSS  # already raw: fade faster
+            exp.streak = 0
+    exp.confidence = max(0.0, exp.confidence)
 
 
 # --------------------------------------------------------------------------
@@ -146,10 +189,8 @@ def load_state() -> dict[str, Any]:
 
 def _save_state(state: dict[str, Any]) -> None:
     path = _state_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(state), encoding="utf-8")
-    os.replace(tmp, path)
+    ensure_private_dir(path.parent)
+    write_atomic(path, json.dumps(state), private=True, durable=False)  # 0600, like every file of ours
 
 
 def _decay_loss(exp: Experience, now: float, last_run: float, decay_days: float) -> float:
@@ -185,7 +226,9 @@ def _evolve_one(exp: Experience, now: float, since: float | None, cfg: Any, coun
     if exp.confidence <= MIN_CONFIDENCE:
         counts["deleted"] += 1
         return "delete"
-    if not exp.superseded_by:
+    corrected = isinstance(exp.structured, dict) and exp.structured.get("deliver") == "context"
+    if not exp.superseded_by and not corrected:
+        # (a lesson its own outcomes corrected down to context is not promoted by sightings)
         negatives = exp.ignores + exp.irrelevant
         if exp.tier == int(Tier.RAW) and exp.seen_count >= 2:
             changed |= _promote(exp)
@@ -193,7 +236,7 @@ def _evolve_one(exp: Experience, now: float, since: float | None, cfg: Any, coun
         elif exp.tier == int(Tier.QA) and exp.seen_count >= 2 * cfg["promote_after"] and negatives == 0:
             changed |= _promote(exp)
             counts["promoted"] += 1
-    elif exp.tier < int(Tier.QA):
+    elif exp.superseded_by and exp.tier < int(Tier.QA):
         exp.tier = int(Tier.QA)  # superseded lessons never block
         counts["demoted"] += 1
         changed = True

@@ -15,8 +15,11 @@ Trust rule: only the agent's own words (assistant text, the calls it made),
 the user's words and *observed outcomes* (did a call fail or succeed) teach.
 Text inside tool output or file contents never becomes a lesson by itself: a
 marker line is dropped when its body also appears in any tool result or file
-content of the session (the assistant merely echoed something it read), and
-error excerpts quoted as evidence skip marker-looking lines.
+content of the session (the assistant merely echoed something it read). Tool
+output is evidence, never advice (:mod:`twiceshy.lesson.evidence`): a failure's
+error line is kept in ``structured["why"]`` (redacted at store), and the
+lesson's text names only the error *kind* twiceshy recognised in it, with no
+word of the output that the calls do not also contain.
 
 Candidates may carry stance tags ``prefer:<thing>`` / ``avoid:<thing>``; the
 learning module uses them to tell a contradiction (supersede) from a repeat
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
 from twiceshy.lesson import signature as sg
+from twiceshy.lesson.evidence import error_kind
 
 MAX_ACTION = 200  # characters of a command quoted in a lesson
 MAX_EXCERPT = 160  # characters of an error line quoted as evidence
@@ -542,7 +546,15 @@ def _user_entries(entries: list[TranscriptEntry]) -> list[int]:
 
 
 def _why(step: Step) -> str:
+    """The failure's telling output line: evidence (``structured["why"]``), never lesson text."""
     return error_excerpt(step.output)
+
+
+def _failed(output: str, calls: list[str]) -> str:
+    """The text's words for a failure, `` failed (<kind>)``: the error kind twiceshy
+    recognised (:func:`twiceshy.lesson.evidence.error_kind`), never a word of the output."""
+    kind = error_kind(output, calls)
+    return f" failed ({kind})" if kind else " failed"
 
 
 @dataclass
@@ -628,8 +640,9 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
         if sg.work_argv(fix) == sg.work_argv(mistake):
             continue  # the same call worked on a retry: flaky, nothing to learn
         err = _why(ep.failures[-1])
+        failed = _failed(ep.failures[-1].output, [mistake, fix])
         changed = _diff_words(mistake, fix)
-        text = f"`{short(mistake)}` failed ({err}); `{short(fix)}` worked instead."
+        text = f"`{short(mistake)}`{failed}; `{short(fix)}` worked instead."
         if changed:
             text += f" What changed: {changed}."
         sig = sg.derive_command(mistake, fix, why=err)
@@ -638,7 +651,7 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
                 text=text,
                 trigger=ep.failures[0].action,
                 kind="error_fix",
-                evidence=f"failed: {err}",
+                evidence=failed.strip(),
                 confidence=0.55,
                 tags=_command_lesson_tags(mistake, fix),
                 structured=sg.structured(
@@ -666,17 +679,20 @@ def retry_loops(entries: list[TranscriptEntry], min_repeats: int = 3) -> list[Le
         if ep.fix is not None and len(variants) >= 2:
             fix = _shell_cmd(ep.fix)
             err = _why(ep.failures[-1])
+            failed = _failed(ep.failures[-1].output, [*variants, fix])
             shown = ", ".join(f"`{short(v, 80)}`" for v in variants[1:4])
             text = (
-                f"`{short(variants[0])}` failed ({err}); {len(variants) - 1} variant(s) failed too ({shown}); "
+                f"`{short(variants[0])}`{failed}; {len(variants) - 1} variant(s) failed too ({shown}); "
                 f"`{short(fix)}` worked."
             )
             sig = sg.derive_from_retries(variants, fix, why=err)
         elif ep.fix is None and attempts >= min_repeats:
             fix = None
             err = _why(ep.failures[-1])
+            kind = error_kind(ep.failures[-1].output, variants)
             text = (
-                f"Repeating `{short(variants[0])}` {attempts} times did not help ({err}); it never worked. "
+                f"Repeating `{short(variants[0])}` {attempts} times did not help{f' ({kind})' if kind else ''}; "
+                "it never worked. "
                 "Read the error and change the approach after the first failure."
             )
             sig = sg.derive_command(variants[0], None, why=err)
@@ -783,7 +799,7 @@ def test_fail_then_pass(entries: list[TranscriptEntry]) -> list[LessonCandidate]
 
 
 def _test_fix_candidate(failing: Step, edits: list[Step], states: dict[int, dict[str, str]]) -> LessonCandidate | None:
-    err = error_excerpt(failing.output)
+    err = error_excerpt(failing.output)  # evidence only; the text says the kind
     test_cmd = _shell_cmd(failing)
     files = ", ".join(dict.fromkeys(p for e in edits for p in edited_paths(e)))
     best: tuple[str, str, str, dict | None] | None = None
@@ -801,7 +817,8 @@ def _test_fix_candidate(failing: Step, edits: list[Step], states: dict[int, dict
         return None
     path, bad, good, sig = best
     removed, added = _first_changed(bad, good)
-    text = f"`{short(test_cmd)}` failed ({err}); fixed by editing {short(files, 160)}."
+    failed = _failed(failing.output, [test_cmd, bad, good])
+    text = f"`{short(test_cmd)}`{failed}; fixed by editing {short(files, 160)}."
     if removed and added:
         text += f" Change: `{short(removed, 80)}` -> `{short(added, 80)}`."
     tool = next((e.tool for e in edits if path in edited_paths(e)), "Edit")
@@ -1169,10 +1186,14 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                 mistake_desc = {"tool": step.tool, "path": path, "code": short_block(bad, 400)}
                 fix_desc = {"tool": step.tool, "path": path, "code": short_block(good, 400)}
                 return f"{step.tool} {path}\n{short_block(bad)}", sig, mistake_desc, fix_desc
-    for span in command_spans:
+    # The call the sentence names, backticked or in prose ("GOTCHA: ./deploy.sh
+    # --env staging fails …; always pass --region eu-west-1"): the mistake; what
+    # the advice adds is the fix. A sentence is never a trigger.
+    for span in command_spans + [c for c in sg.prose_commands(body) if c not in command_spans]:
         sig = sg.derive_from_trigger(span, body)
         if sig:
-            return span, sig, sg.describe_call(span), None
+            fix = sig.get("fix")
+            return span, sig, sg.describe_call(span), sg.describe_call(str(fix)) if fix else None
     return short(body, 400), None, {}, None
 
 

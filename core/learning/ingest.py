@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from collections.abc import Iterable
@@ -34,13 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.faults import fault_point
-from twiceshy.base.paths import data_dir
+from twiceshy.base.fileio import write_atomic
+from twiceshy.base.paths import data_dir, ensure_private_dir
 from twiceshy.base.project import fingerprint
 from twiceshy.base.redact import redact
 from twiceshy.base.types import CoreEvent, Experience, LessonCandidate, LessonMatch, Tier
 from twiceshy.learning.extractors import commands_compatible, normalize, program_of, similarity, topic_of
 from twiceshy.learning.review import classify as review_reasons
 from twiceshy.learning.review import hold_tags
+from twiceshy.lesson.evidence import lesson_advice
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -307,10 +308,8 @@ def _load_keys(path: Path) -> set[str]:
 
 
 def _save_keys(path: Path, keys: set[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(sorted(keys)), encoding="utf-8")
-    os.replace(tmp, path)
+    ensure_private_dir(path.parent)
+    write_atomic(path, json.dumps(sorted(keys)), private=True, durable=False)  # 0600 in a 0700 folder
 
 
 def candidate_key(cand: LessonCandidate) -> str:
@@ -508,7 +507,7 @@ def expand_one_hop(ctx: EngineContext, matches: list[LessonMatch], project: str 
     return list(matches) + [
         LessonMatch(
             experience_id=exp.id,
-            text=exp.text,
+            text=lesson_advice(exp),
             trigger=exp.trigger,
             tier=exp.tier,
             score=score,

@@ -315,8 +315,8 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     present: list[str] = []
     absent: list[str] = []
     msub, fsub = m.sub(prog), f.sub(prog)
-    setup = {t for t in added if t.startswith(("via:", "env:", "run:", "pre:", "exe:")) and "=" not in t}
-    setup = {t for t in setup if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
+    setup = {t for t in added if t.startswith(("via:", "env:", "run:", "pre:", "post:", "exe:")) and "=" not in t}
+    setup = {t for t in setup if _step_matters(t, m)}
     if msub and fsub and msub != fsub and not setup:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
         out: dict[str, Any] = {"program": prog, "sub": msub}
@@ -329,10 +329,10 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             out["present"] = flags[:3]
         return out
     # Runner / environment / executable changes.
-    removed = {t for t in removed if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
-    added = {t for t in added if not t.startswith("pre:") or t[4:] in ACTIVATION_PROGRAMS}
+    removed = {t for t in removed if _step_matters(t, m)}
+    added = {t for t in added if _step_matters(t, m)}
     for tok in sorted(removed):
-        if tok.startswith(("via:", "env:", "run:", "pre:")) and "=" not in tok:
+        if tok.startswith(("via:", "env:", "run:", "pre:", "post:")) and "=" not in tok:
             present.append(tok)
     exe_changed = m.argv and f.argv and m.outer == f.outer and m.argv[0] != f.argv[0]
     if exe_changed and m.levels[0][0] == prog:
@@ -344,10 +344,15 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         else:
             present.append("exe:" + m.argv[0])
             absent.append("exe:" + f.argv[0])
-    env_or_runner_fix = any(t.startswith(("via:", "env:", "run:", "pre:")) and "=" not in t for t in added)
+    env_or_runner_fix = any(t.startswith(("via:", "env:", "run:", "pre:", "post:")) and "=" not in t for t in added)
     for tok in sorted(added):
-        if tok.startswith(("via:", "env:", "run:", "pre:")) and "=" not in tok:
+        if tok.startswith(("via:", "env:", "run:", "pre:", "post:")) and "=" not in tok:
             absent.append(tok)
+    # An assignment operand the fix added ("make release VERSION=1.4.2").
+    if not env_or_runner_fix:
+        for tok in sorted(added):
+            if tok.endswith("=") and _ASSIGN_NAME_RE.match(tok) and tok not in m.tokens:
+                absent.append(tok)
     if exe_changed and m.levels[0][0] == prog:
         env_or_runner_fix = True
     # Flags the mistake had and the fix dropped.
@@ -362,6 +367,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if not env_or_runner_fix:
         present += [flag_item(t, prog) for t in dropped if t != "-m"]
     # Changed flag values: a value class the fix's value does not have.
+    literal: list[str] = []
     for flag, mvals in m.values.items():
         fvals = f.values.get(flag)
         if not fvals or flag not in f_flags:
@@ -372,6 +378,10 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         item = _value_class_item(flag, mv, fv)
         if item:
             present.append(item)
+        elif not present and mv and flag.startswith("-") and (flag.startswith("--") or len(flag) == 2):
+            literal.append(f"{flag}={mv}")  # "--grace-period=0" -> "=30": the mistaken value itself
+    if not present and not dropped:
+        present += literal[:2]
     # Changed operands: a file-type class (main.go -> ./cmd/ingest).
     m_ops, f_ops = _operands(m, prog), _operands(f, prog)
     for mv in m_ops:
@@ -416,9 +426,22 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if not present and not absent:
         return None
     out = {"program": prog}
-    strong = any(_is_long(p) or p.startswith(("via:", "env:", "exe:", "re:", "run:", "*")) for p in present)
+    # A value-carrying part (``--features simd``, ``-f values.yaml``, a value
+    # class, a runner or environment) means the same whatever the subcommand;
+    # a bare switch (``--force``) means something else to each subcommand
+    # ("kubectl delete --force" says nothing about "kubectl apply --force").
+    switches = {flag_item(t, prog) for t in dropped}  # the fix dropped them: what the mistake did
+    strong = any(
+        p.startswith(("via:", "env:", "exe:", "re:", "run:", "*"))
+        or "=" in p
+        or (_is_long(p) and p not in switches and any(m.values.get(alt) for alt in p.split("|")))
+        for p in present
+    )
     sub = _sub_words(m, prog)
-    toolchain = any(a.startswith(("pre:", "via:", "exe:")) for a in absent)  # "nvm use && npm …": any npm call
+    # "nvm use && npm …", "uv run …", ".venv/bin/pip": any call of the program needs it.
+    toolchain = any(
+        a.startswith(("via:", "exe:")) or a.startswith("pre:") and a[4:] in ACTIVATION_PROGRAMS for a in absent
+    )
     # A missing global option (--profile, --context, -c config) is missing from every subcommand.
     toolchain = toolchain or (not present and any(_is_global(a, f) for a in absent))
     if is_look(m):
@@ -432,6 +455,23 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if absent:
         out["absent"] = absent
     return out
+
+
+_ASSIGN_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=$")
+# Steps of a line that are not what made a call work: looking, printing, waiting.
+_NO_STEP_PROGRAMS = DIAGNOSTIC_PROGRAMS - {"cd", "source", ".", "export", "nvm", "set", "unset", "ulimit"}
+
+
+def _step_matters(tok: str, mistake: Call) -> bool:
+    """A ``pre:``/``post:`` token names a real step (``vpn up &&``, ``cd sub &&``,
+    ``source .env;``, ``&& make install``), not a look (``ls &&``, ``| tee log``)
+    nor another call of the mistake's own program (``git reset … && git commit``)."""
+    if not tok.startswith(("pre:", "post:")):
+        return True
+    prog = tok.split(":", 1)[1]
+    if prog in (mistake.outer, mistake.program):
+        return False
+    return prog in ACTIVATION_PROGRAMS or prog not in _NO_STEP_PROGRAMS
 
 
 _CONFIG_EXTS = ("ini", "toml", "yaml", "yml", "json", "cfg", "conf", "hcl", "env")
@@ -846,7 +886,10 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
     (``starts``: the trigger's programs and runners) and parse as a call
     ("… run uv run pytest." -> ``uv run pytest``)."""
     out: list[str] = []
-    for span in _BACKTICK_RE.findall(text or ""):
+    for found in _BACKTICK_RE.finditer(text or ""):
+        span = found.group(1)
+        if _negated((text or "")[: found.start()]):
+            continue  # "never `git pull`": the mistake named, not the fix
         for call in parse_command(span):
             if call.words_of(program) is not None or call.outer == program:
                 out.append(span)
@@ -858,6 +901,8 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
             for i, word in enumerate(words):
                 if word.rsplit("/", 1)[-1].lower() not in starts and not _is_assign(word):
                     continue
+                if _negated(" ".join(words[:i])):
+                    break
                 for j in range(len(words), i + 1, -1):
                     cand = re.sub(r"(?<=[\w)'\"])[.,]$", "", " ".join(words[i:j]))
                     if not is_command_like(cand) or any(w.lower() in _PROSE_VERBS for w in words[i:j]):
@@ -868,6 +913,16 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
                     break
                 break
     return out
+
+
+_NEGATION_RE = re.compile(
+    r"(?i)\b(?:never|not|don'?t|do not|avoid|instead of|rather than|no|stop)(?:\s+[\w-]+){0,2}\s*$"
+)
+
+
+def _negated(before: str) -> bool:
+    """The words just before a span say not to do it ("never run", "instead of", "don't use")."""
+    return _NEGATION_RE.search(before[-60:]) is not None
 
 
 # Words that make a run of prose words not a command ("docker build needs -f …").
@@ -882,10 +937,162 @@ def _is_assign(word: str) -> bool:
     return bool(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word))
 
 
+# Code, not a shell call: a call "name(", a spaced assignment, an arrow,
+# a path separator of a language, a statement end, a keyword that opens one.
+_CODE_HINT_RE = re.compile(
+    r"(?<![$\w])[A-Za-z_][\w.]*\s*\((?!\))|\w\(\)|\s(?:=|==|!=|\+=|:=|=>)\s|::|->|(?<!\\);\s*$|[{}]\s*$|"
+    r"^\s*(?:def|class|const|let|var|fn|func|pub|import|from\s+\S+\s+import|return|await|async|with|if|for|"
+    r"while|try|except|raise|public|private|static|#include|package|defer|go\s+func|impl)\b"
+)
+# Syntax that tells the language of a bare code line.
+_LANG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "py",
+        re.compile(
+            r"^\s*(?:def|class|from\s+\S+\s+import|import\s+\w+\s*$|elif|except|raise|with\b.*:\s*$)|"
+            r"\bself\.|\bNone\b|\bTrue\b|\bFalse\b|:\s*$|\bf\"|\.append\(|\blen\("
+        ),
+    ),
+    ("ts", re.compile(r"(?<!\.)\b(?:const|var|function|await|async)\b|=>|===|!==|\bconsole\.|\bPromise\b")),
+    (
+        "rs",
+        re.compile(r"\b(?:fn|let\s+mut|impl|pub\s+fn|unwrap|expect|Vec::|Option<|Result<)\b|::<|&str\b|\?;|\.await\b"),
+    ),
+    ("go", re.compile(r":=|\bfunc\b|\berr\s*!=\s*nil\b|\bdefer\b|\bgo\s+func\b|\bfmt\.")),
+    ("java", re.compile(r"\b(?:public|private|protected|static|final)\s+\w|\bnew\s+[A-Z]\w*\(|System\.out")),
+    ("rb", re.compile(r"\bdo\s*\|\w+\||\bend\s*$|\bputs\b|\.each\b")),
+)
+_LANG_WORDS = {
+    "py": ("python", ".py", "pytest", "django", "flask", "pydantic"),
+    "ts": ("typescript", "javascript", ".ts", ".js", ".tsx", "node", "react", "jest", "vitest"),
+    "rs": ("rust", ".rs", "cargo", "clippy"),
+    "go": ("golang", ".go", " go ", "goroutine"),
+    "java": ("java", ".java", "kotlin", "spring"),
+    "rb": ("ruby", ".rb", "rails", "rspec"),
+}
+_LANG_GLOBS = {
+    "py": "*.py|*.pyi",
+    "ts": glob_for("x.ts"),
+    "rs": "*.rs",
+    "go": "*.go",
+    "java": "*.java|*.kt",
+    "rb": "*.rb",
+}
+_LHS_RE = re.compile(
+    r"^\s*(?:(?:const|let|var|let\s+mut|val|auto|final)\s+)?[A-Za-z_][\w.\[\]\"']*\s*(?::\s*[\w\[\]<>, |]+)?\s*(?::=|=(?!=))\s*"
+)
+
+
+def is_code_like(text: str) -> bool:
+    """A trigger that is a line of code (``created = datetime.utcnow()``,
+    ``const x = await fetch(url)``), not a shell call or a sentence."""
+    text = (text or "").strip()
+    if not text or len(text) > 600 or _EDIT_TRIGGER_RE.match(text):
+        return False
+    if "$(" in text or "`" in text:
+        return False  # shell substitution
+    first = text.split()[0]
+    if first.startswith(("./", "/", "~")) or re.match(r"^[A-Za-z_]\w*=\S", text):
+        return False  # "./deploy.sh …", "FOO=1 make"
+    if re.search(r";\s*(?:do|then)\b|\bdone\s*$|\bfi\s*$", text):
+        return False  # a shell loop or test
+    # Quoted strings are data either way ("python -c 'print(1)'" is a shell call).
+    bare = re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "''", text)
+    return _CODE_HINT_RE.search(bare) is not None
+
+
+def code_language(code: str, text: str = "") -> str:
+    """The extension family a code line is written in (``py``, ``ts`` …), from
+    its syntax, else from what the advice names; "" when it cannot tell."""
+    scores = {lang: len(rx.findall(code)) for lang, rx in _LANG_HINTS}
+    low = f" {(text or '').lower()} "
+    for lang, words in _LANG_WORDS.items():
+        scores[lang] += sum(2 for w in words if w in low)
+    best = max(scores, key=lambda k: scores[k])
+    if scores[best] == 0 or sorted(scores.values())[-2] == scores[best]:
+        return ""
+    return best
+
+
+_DEF_WORDS = {"def", "fn", "func", "function", "class", "struct", "interface", "let", "const", "var", "mut", "type"}
+_ADVICE_CODE_RE = re.compile(
+    r"`([^`\n]{2,160})`|([A-Za-z_][\w.]*\s*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))|([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)"
+)
+
+
+def _advice_code(text: str, code: str = "") -> list[str]:
+    """Code fragments the advice writes as the advised form
+    (``datetime.now(timezone.utc)``); a fragment made only of names the
+    mistaken ``code`` has is a mention of the mistake ("never call time.sleep()")."""
+    mine = set(re.findall(r"[A-Za-z_]\w*", code or ""))
+    out = []
+    for m in _ADVICE_CODE_RE.finditer(text or ""):
+        frag = next(g for g in m.groups() if g)
+        if not set(re.findall(r"[A-Za-z_]\w*", frag)) <= mine:
+            out.append(frag)
+    return out
+
+
+def _generalized(line: str) -> str:
+    """A regex for one code line with the reader's names left out: defined
+    names, locals and numbers become classes; keywords, members, called APIs
+    and punctuation stay."""
+    toks = code_tokens(line)[:16]
+    parts = []
+    for k, tok in enumerate(toks):
+        prev = toks[k - 1] if k else ""
+        if tok[:1].isdigit():
+            parts.append(r"\d+")
+        elif _IDENT_RE.match(tok) and tok not in KEYWORDS and prev in _DEF_WORDS:
+            parts.append(r"\w+")  # the name being defined
+        else:
+            called = k + 1 < len(toks) and toks[k + 1] == "("
+            literal = tok in KEYWORDS or prev in (".", "::", "?.") or called
+            parts.append(_tok_regex(tok, literal))
+    return r"\s*".join(parts)
+
+
+def derive_code_trigger(code: str, text: str = "") -> dict[str, Any] | None:
+    """A taught lesson whose trigger is code: a code pattern checked on the
+    new content of any edit or write to a file of that language. The part the
+    advice names is the pattern when that part is not also in the advised
+    form; else the whole line with the reader's names left out. It must match
+    the trigger and no code fragment the advice recommends."""
+    lines = [ln.strip() for ln in code.strip().splitlines() if ln.strip()]
+    if not lines:
+        return None
+    body = [_LHS_RE.sub("", ln, count=1).strip() or ln for ln in lines]
+    advised = _advice_code(text, code)
+    candidates: list[tuple[str, str, list[str]]] = []
+    named = _named_code(body, text) if text else None
+    if named is not None:
+        candidates.append(named)
+    for line in body[:3]:
+        if len(code_tokens(line)) >= 2:
+            candidates.append((_generalized(line), line, []))
+    for pattern, label, absent in candidates:
+        rx = _compiles(pattern)
+        if rx is None or not rx.search(code):
+            continue
+        if any(rx.search(fix) for fix in advised):
+            continue  # that part is in the advised form too: not what was wrong
+        sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": _LANG_GLOBS.get(code_language(code, text), "")}
+        sig["present"] = ["re:" + pattern]
+        if absent:
+            sig["absent"] = ["re:" + a for a in absent]
+        sig["pattern"] = label[:80]
+        fix = next((f for f in advised if "(" in f or "." in f), "")
+        if fix:
+            sig["fix"] = fix[:160]
+        return sig
+    return None
+
+
 def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     """A signature for a lesson that has only a trigger (``twiceshy learn
     --trigger X``, lessons stored before signatures): the trigger is the
-    mistake; flags the advice names but the trigger lacks are the fix."""
+    mistake; flags the advice names but the trigger lacks are the fix. A
+    trigger that is a line of code becomes a code pattern (:func:`derive_code_trigger`)."""
     trigger = (trigger or "").strip()
     m = _EDIT_TRIGGER_RE.match(trigger)
     if m:
@@ -895,6 +1102,8 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             if snippet
             else {"v": SIG_VERSION, "kind": "edit", "glob": path.rsplit("/", 1)[-1]}
         )
+    if is_code_like(trigger):
+        return derive_code_trigger(trigger, text)
     if not is_command_like(trigger):
         return None
     call = pick_call(trigger)
@@ -918,6 +1127,24 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         sig = derive_command(trigger, fix, why=text, named_drops_only=True)
         if sig:
             return sig
+    # The advice says which flag to add or which value to give ("pass
+    # --region eu-west-1", "use -f charts/x/values.yaml"): that is the fix.
+    advised = advice_fix(trigger, text)
+    if advised:
+        sig = derive_command(trigger, advised, why=text, named_drops_only=True)
+        if sig:
+            # A fix written from advice, not seen run: the trigger's own flags
+            # stay part of the mistake ("mypy --install-types" without
+            # --non-interactive, not every mypy call).
+            alone = derive_command(trigger, None, why=text, named_parts=False) or {}
+            if not sig.get("present") and alone.get("present"):
+                widened = {**sig, "present": alone["present"]}
+                if (
+                    check(widened, "Bash", {"command": trigger})[0]
+                    and not check(widened, "Bash", {"command": advised})[0]
+                ):
+                    sig = widened
+            return sig
     # Advice text names the project and its files freely: only flags and whole
     # operands it names count (a user's correction may name a value's part).
     sig = derive_command(trigger, None, why=text, named_parts=False)
@@ -934,6 +1161,90 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         if not check(sig, "Bash", {"command": trigger})[0]:
             sig.pop("absent")
     return sig
+
+
+_ADVICE_FLAG_RE = re.compile(r"^--?[A-Za-z][\w-]*(?:=\S+)?$")
+_ENGLISH = _PROSE_WORDS | _PROSE_VERBS | {
+    "a", "an", "to", "of", "in", "on", "or", "and", "it", "so", "as", "at", "by", "is", "be", "if", "every",
+    "each", "all", "any", "flag", "option", "here", "there", "too", "again", "set", "missing", "required",
+}  # fmt: skip
+
+
+# Programs a sentence may name as the start of a call ("./deploy.sh --env
+# staging fails …", "npm install needs …"): paths and these names.
+KNOWN_PROGRAMS = {
+    "git", "gh", "kubectl", "helm", "terraform", "tofu", "docker", "podman", "docker-compose", "aws", "gcloud",
+    "az", "make", "cmake", "npm", "pnpm", "yarn", "npx", "bun", "bunx", "deno", "node", "cargo", "rustup", "go",
+    "pip", "pip3", "uv", "uvx", "poetry", "pipenv", "pytest", "python", "python3", "tox", "ruff", "mypy", "bundle",
+    "rails", "rake", "gem", "ruby", "mvn", "gradle", "./gradlew", "./mvnw", "dotnet", "psql", "mysql", "rsync",
+    "scp", "ssh", "curl", "wget", "sed", "tar", "alembic", "flask", "django-admin", "jest", "vitest", "tsc",
+    "eslint", "prettier", "ansible-playbook", "vagrant", "packer", "sam", "serverless", "firebase", "vercel",
+    "fly", "heroku", "kustomize", "skaffold", "minikube", "kind", "k9s", "redis-cli", "mongosh", "sqlite3",
+}  # fmt: skip
+
+
+def prose_commands(text: str) -> list[str]:
+    """Calls a sentence names without backticks: a run of words that starts
+    with a path or a known program and stops at the first word of prose
+    ("./deploy.sh --env staging fails with …" -> ``./deploy.sh --env staging``)."""
+    out: list[str] = []
+    for clause in re.split(r"[;:()\n]|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s", text or ""):
+        words = clause.split()
+        for i, word in enumerate(words):
+            bare = word.strip("`'\"")
+            starts = bare in KNOWN_PROGRAMS or bare.startswith(("./", "bin/", "scripts/")) or bare.endswith(".sh")
+            if not starts or _negated(" ".join(words[:i])):
+                continue
+            run = []
+            for w in words[i:]:
+                w2 = w.strip("`'\"")
+                if not w2 or w2.lower() in _ENGLISH or w2.lower() in ("with", "for", "when", "because", "unless"):
+                    break
+                run.append(w2)
+            cand = " ".join(run).rstrip(".,")
+            if cand and is_command_like(cand) and pick_call(cand) is not None and cand not in out:
+                out.append(cand)
+            break
+    return out
+
+
+def advice_fix(mistake: str, text: str) -> str | None:
+    """The mistaken call as the advice ``text`` would have it: the flags it
+    says to pass added, the values it gives set ("always pass --region
+    eu-west-1" -> ``… --region eu-west-1``). Flags the text negates ("not -f
+    values.yaml") are left alone. None when the advice changes nothing."""
+    call = pick_call(mistake)
+    if call is None or not call.levels or not text:
+        return None
+    words = [w.strip("`'\".,;:()[]") for w in text.split()]
+    pairs: dict[str, str] = {}
+    for k, word in enumerate(words):
+        if not _ADVICE_FLAG_RE.match(word) or _negated(" ".join(words[max(0, k - 3) : k])):
+            continue
+        flag, eq, value = word.partition("=")
+        if not eq and k + 1 < len(words):
+            nxt = words[k + 1]
+            if nxt and not nxt.startswith("-") and nxt.lower() not in _ENGLISH and re.search(r"[\d/._=-]", nxt):
+                value = nxt
+        if value or flag not in pairs:
+            pairs[flag] = value
+    if not pairs:
+        return None
+    argv = list(call.env + call.argv)
+    changed = False
+    for flag, value in pairs.items():
+        names = {flag, _aliases(call.program).get(flag, flag)}
+        at = next((i for i, w in enumerate(argv) if w.split("=", 1)[0] in names), None)
+        if at is None:
+            argv += [flag, value] if value else [flag]
+            changed = True
+        elif value:
+            word = argv[at]
+            if "=" in word and word.split("=", 1)[1] != value:
+                argv[at], changed = f"{word.split('=', 1)[0]}={value}", True
+            elif "=" not in word and at + 1 < len(argv) and argv[at + 1] != value and not argv[at + 1].startswith("-"):
+                argv[at + 1], changed = value, True
+    return " ".join(quote(w) for w in argv) if changed else None
 
 
 # ---------------------------------------------------------------------------

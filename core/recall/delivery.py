@@ -37,12 +37,15 @@ out as it came in.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
 import re
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +64,10 @@ DEFAULT_MODE = "hold"
 # shown otherwise, since counting a warning as "seen in time" is the error
 # that inflated "mistakes avoided" before.
 # OpenCode 1.18.33 and Copilot CLI 1.0.102: measured the same (docs/agents-new.md).
-LATE_CONTEXT_AGENTS = frozenset({"claude-code", "codex", "gemini", "cursor", "opencode", "copilot"})
+# Qwen Code 0.24.4 and Droid 0.225.2: Claude Code's contract, held by default (docs/agents.md).
+LATE_CONTEXT_AGENTS = frozenset(
+    {"claude-code", "codex", "gemini", "cursor", "opencode", "copilot", "qwen-code", "droid"}
+)
 
 # The first line of the recall plugin's warning block (twiceshy.builtins.recall.HEADER):
 # how its block is told apart from other plugins' context in a merged decision.
@@ -80,6 +86,30 @@ PRUNE_EVERY_S = 3600.0  # at most one sweep of the holds folder per hour (per pr
 MAX_CALLS = 512  # pre-tool calls whose order a session remembers (for the judge)
 
 _lock = threading.Lock()
+_last = threading.local()  # the lessons of the decision this thread delivered last (the engine's event log)
+_dry: contextvars.ContextVar[bool] = contextvars.ContextVar("twiceshy_delivery_dry", default=False)
+
+
+@contextmanager
+def dry_run() -> Iterator[None]:
+    """Decide as the hook does, with no lasting trace: no hold record is written
+    and the recall plugin counts no hits (``twiceshy why``)."""
+    token = _dry.set(True)
+    try:
+        yield
+    finally:
+        _dry.reset(token)
+
+
+def is_dry() -> bool:
+    """Inside :func:`dry_run`?"""
+    return _dry.get()
+
+
+def last_lessons() -> list[str]:
+    """Ids of the lessons behind the last warn / hold / deny this thread delivered
+    (read by the engine right after the hook call, for its event log)."""
+    return list(getattr(_last, "ids", None) or [])
 
 
 # -- the call's identity ------------------------------------------------------
@@ -181,6 +211,8 @@ def _save_held(session_id: str, held: dict[str, float]) -> None:
     from twiceshy.base.fileio import write_atomic
 
     global _pruned_at
+    if is_dry():
+        return
     folder = _holds_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -282,6 +314,28 @@ def _without_recall_block(context: str) -> str:
 # -- shown_log --------------------------------------------------------------
 
 
+def _stop_facts(event: CoreEvent, matches: list[LessonMatch], fixes: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """For a call that is held or denied, per lesson: its signature, kind and fix, and
+    whether the stopped call was itself the fix (a *false hold*, ``twiceshy.recall.outcomes``).
+    Lessons still in hand only (``ranking.matched_lesson``): microseconds, no store read."""
+    from twiceshy.recall.outcomes import is_fix
+    from twiceshy.recall.ranking import lesson_signature, matched_lesson
+
+    out: dict[str, dict[str, Any]] = {}
+    action = event.action_text(limit=100_000)
+    for m in matches:
+        exp = matched_lesson(m.experience_id, m.text)
+        sig = lesson_signature(exp) if exp is not None else None
+        fix = fixes.get(m.experience_id) or (fix_of(exp) if exp is not None else "")
+        out[m.experience_id] = {
+            "signature": sig,
+            "lesson_kind": getattr(exp, "kind", "") if exp is not None else "",
+            "fix": fix,
+            "false_hold": is_fix(sig, fix, event.tool_name, event.tool_input or {}, action),
+        }
+    return out
+
+
 def _mark(
     session: Any,
     event: CoreEvent,
@@ -289,9 +343,11 @@ def _mark(
     delivery: str,
     seq: int,
     fixes: dict[str, str] | None = None,
+    facts: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Record how this call's warnings were delivered on the recall plugin's
-    ``shown_log`` entries (the judge reads ``kind``)."""
+    ``shown_log`` entries (the judge reads ``kind``, and for a stopped call
+    the lesson's ``signature``, ``fix``, ``lesson_kind`` and ``false_hold``)."""
     from twiceshy.recall.judge import call_key
 
     key = call_key(event)
@@ -304,6 +360,8 @@ def _mark(
             entry["seq"] = seq
             if fixes and fixes.get(entry["exp_id"]):
                 entry["fix"] = fixes[entry["exp_id"]]
+            if facts and entry["exp_id"] in facts:
+                entry.update({k: v for k, v in facts[entry["exp_id"]].items() if v or k == "false_hold"})
             if delivery == "silent":
                 entry["closed"] = True  # the model never saw it: nothing to judge
 
@@ -326,17 +384,32 @@ def deliver(ctx: EngineContext, event: CoreEvent, decision: Decision) -> Decisio
     """The merged pre-tool decision as it should reach the agent (see the module docstring)."""
     if event.kind != "pre_tool":
         return decision
+    _last.ids = []
     try:
         seq = note_call(ctx, event)
         if decision.action != "warn" or not decision.matches:
-            _mark(ctx.session(event.session_id), event, {m.experience_id for m in decision.matches}, "deny", seq)
-            return decision  # allow, a rule's deny (blocks every time), or a plugin's own lesson-less note
-        return _deliver(ctx, event, decision, seq)
+            ids = {m.experience_id for m in decision.matches}
+            facts = _stop_facts(event, decision.matches, {}) if decision.action == "deny" and ids else None
+            _mark(ctx.session(event.session_id), event, ids, "deny", seq, facts=facts)
+            out = decision  # allow, a rule's deny (blocks every time), or a plugin's own lesson-less note
+        else:
+            out = _deliver(ctx, event, decision, seq)
+        if out.action in ("warn", "deny"):
+            _last.ids = [m.experience_id for m in out.matches]
+        return out
     except Exception as exc:
         record_error("delivery", exc)
         if os.environ.get("TWICESHY_RAISE_PLUGIN_ERRORS") == "1":
             raise
         return decision
+
+
+def _context_only(match: LessonMatch) -> bool:
+    from twiceshy.recall.outcomes import context_only
+    from twiceshy.recall.ranking import matched_lesson
+
+    exp = matched_lesson(match.experience_id, match.text)
+    return exp is not None and context_only(exp)
 
 
 def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision, seq: int) -> Decision:
@@ -349,6 +422,16 @@ def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision, seq: int)
         rest = _without_recall_block(decision.context)
         return Decision(action="warn" if rest else "allow", context=rest)
     if mode == "context":
+        _mark(session, event, ids, late, seq)
+        return decision
+    if not any(m.signed for m in decision.matches):
+        # Only similarity says these lessons apply: too weak to block a call that
+        # may be the fix. They go along as context.
+        _mark(session, event, ids, late, seq)
+        return decision
+    # A lesson its own outcomes corrected down to context (twiceshy.recall.outcomes) no longer holds.
+    quiet = {m.experience_id for m in decision.matches if _context_only(m)}
+    if quiet == ids:
         _mark(session, event, ids, late, seq)
         return decision
     fingerprint = call_fingerprint(event)
@@ -365,7 +448,9 @@ def _deliver(ctx: EngineContext, event: CoreEvent, decision: Decision, seq: int)
         return decision
     _save_held(event.session_id, snapshot)
     fixes = fixes_of(ctx, decision.matches)
-    _mark(session, event, ids, "hold", seq, fixes)
+    if quiet:
+        _mark(session, event, quiet, late, seq)
+    _mark(session, event, ids - quiet, "hold", seq, fixes, _stop_facts(event, decision.matches, fixes))
     return Decision(
         action="deny",
         hold=True,
@@ -381,9 +466,12 @@ __all__ = [
     "MODES",
     "call_fingerprint",
     "deliver",
+    "dry_run",
     "fix_of",
     "fixes_of",
     "hold_reason",
+    "is_dry",
+    "last_lessons",
     "release_holds",
     "note_call",
     "warn_mode",

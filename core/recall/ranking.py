@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.types import CoreEvent, Experience, LessonMatch
 from twiceshy.learning.review import HOLD_TAG as REVIEW_HOLD
+from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.lesson.signature import EXTENSION_LANGUAGE
 
 if TYPE_CHECKING:
@@ -146,14 +147,16 @@ class Candidate:
     reason: str = ""
 
     def to_match(self) -> LessonMatch:
-        _note_matched(self.exp)
+        text = lesson_advice(self.exp)  # on one line, without the tool output it quotes as evidence
+        _note_matched(self.exp, text)
         return LessonMatch(
             experience_id=self.exp.id,
-            text=self.exp.text,
+            text=text,
             trigger=self.exp.trigger,
             tier=self.exp.tier,
             score=round(self.score, 4),
             evidence=self.exp.evidence(),
+            signed=self.matched is not False,
         )
 
 
@@ -165,10 +168,12 @@ _matched: OrderedDict[tuple[str, str], Experience] = OrderedDict()
 _matched_lock = threading.Lock()
 
 
-def _note_matched(exp: Experience) -> None:
+def _note_matched(exp: Experience, text: str | None = None) -> None:
+    """Keep ``exp`` in hand under the text its match shows (``LessonMatch.text``)."""
+    text = lesson_advice(exp) if text is None else text
     with _matched_lock:
-        _matched[(exp.id, exp.text)] = exp
-        _matched.move_to_end((exp.id, exp.text))
+        _matched[(exp.id, text)] = exp
+        _matched.move_to_end((exp.id, text))
         while len(_matched) > _MATCHED_MAX:
             _matched.popitem(last=False)
 

@@ -563,6 +563,21 @@ def _score(
         "holds": sum(1 for o in must + look + days if o.answer == HOLD),
         "denies": len(denies),
         "wrong_denies": len(wrong),
+        # The hidden sets' figures: recall per repeat kind, false holds on the corrected call
+        # (and its related-but-fine neighbours), and how many of all holds were wrong.
+        "recall_same": _ratio(
+            sum(1 for o in must if o.kind == "same" and o.flagged and o.own), sum(1 for o in must if o.kind == "same")
+        ),
+        "recall_reword": _ratio(
+            sum(1 for o in must if o.kind == "reword" and o.flagged and o.own),
+            sum(1 for o in must if o.kind == "reword"),
+        ),
+        "fw_fix": _ratio(
+            sum(1 for o in look if o.kind == "fix" and o.flagged), sum(1 for o in look if o.kind == "fix")
+        ),
+        "fix_held": sum(1 for o in look if o.kind == "fix" and o.flagged),
+        "all_flagged": sum(1 for o in must + look + days if o.flagged),
+        "wrong_flagged": sum(1 for o in must + look + days if o.flagged and (not o.must_warn or not o.own)),
         "shown_lessons": len(shown),
         "shown_foreign": sum(1 for o, owner in shown if o.incident not in owner.split(",")),
     }
