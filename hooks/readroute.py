@@ -11,7 +11,20 @@ only (nothing at all is imported), so the client's fast path stays light.
 
 #: Commands that only read: the engine may answer them with the in-process output.
 ROUTED = frozenset(
-    {"list", "search", "show", "graph", "timeline", "projects", "review", "suggest", "stats", "health", "context"}
+    {
+        "list",
+        "search",
+        "show",
+        "graph",
+        "timeline",
+        "projects",
+        "review",
+        "suggest",
+        "stats",
+        "health",
+        "context",
+        "why",
+    }
 )
 #: Options that make a routed command write (or interactive): such invocations run in-process.
 WRITING = {"context": ("--write",), "projects": ("--promote",), "review": ("--approve", "--reject")}

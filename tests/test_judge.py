@@ -102,7 +102,7 @@ def test_heuristic_verdicts_after_a_hold(action, expected) -> None:
         ("late", "FOLLOWED", False, "UNCLEAR"),  # arrived after the mistake ran: never avoided
         ("late", "FOLLOWED", True, "UNCLEAR"),
         ("late", "IGNORED", False, "IGNORED"),  # saw it, did it again
-        ("hold", "UNCLEAR", True, "FOLLOWED"),  # held, never sent again within the window
+        ("hold", "UNCLEAR", True, "UNCLEAR"),  # held, nothing related followed: unclear, not avoided
         ("hold", "UNCLEAR", False, "UNCLEAR"),
         ("hold", "IGNORED", False, "IGNORED"),
         ("warn", "FOLLOWED", False, "FOLLOWED"),  # reached the model before the call
@@ -222,7 +222,7 @@ def test_a_result_applied_late_is_not_the_reaction_to_a_later_hold(ctx) -> None:
     assert [v["verdict"] for v in judge.verdicts(judge.warning_id("s1", exp.id))] == ["IGNORED"]
 
 
-def test_a_hold_never_retried_by_session_end_is_avoided(ctx) -> None:
+def test_a_hold_nothing_followed_is_unclear_at_session_end(ctx) -> None:
     exp = force_push_lesson(ctx)
     assert run_call(ctx, TRIGGER, "t1").hold
     stop = CoreEvent(kind="stop", agent="claude-code", native_event="Stop", session_id="s1", cwd="/tmp/proj")
@@ -234,16 +234,18 @@ def test_a_hold_never_retried_by_session_end_is_avoided(ctx) -> None:
     handle_event(ctx, end)
     judge.process_pending(ctx)
     ledger = judge.verdicts(judge.warning_id("s1", exp.id))
-    assert [(v["verdict"], v["counted"], v["source"]) for v in ledger] == [("FOLLOWED", 1, "heuristic:hold")]
-    # A hold the model overrode is not turned into an avoided mistake at session end.
+    # Not "avoided": only a call that has what the fix adds shows the mistake was avoided.
+    assert [(v["outcome"], v["verdict"], v["counted"]) for v in ledger] == [("unclear", "UNCLEAR", 1)]
+    assert ctx.store.get(exp.id).follows == 0
+    # A hold the model overrode stays what it was at session end.
     assert run_call(ctx, TRIGGER, "t2", session="s2").hold
     run_call(ctx, TRIGGER, "t3", session="s2")
     handle_event(ctx, CoreEvent(**{**end.to_dict(), "session_id": "s2"}))
     judge.process_pending(ctx)
-    assert [v["verdict"] for v in judge.verdicts(judge.warning_id("s2", exp.id)) if v["counted"]] == ["IGNORED"]
+    assert [v["outcome"] for v in judge.verdicts(judge.warning_id("s2", exp.id)) if v["counted"]] == ["ignored"]
 
 
-def test_hold_window_closing_without_the_retry_is_avoided(ctx, monkeypatch) -> None:
+def test_hold_window_closing_with_nothing_related_is_unclear(ctx, monkeypatch) -> None:
     monkeypatch.setitem(ctx.config["judge"], "window", 2)
     exp = force_push_lesson(ctx)
     assert run_call(ctx, "git push --force origin main", "t1").hold
@@ -252,8 +254,8 @@ def test_hold_window_closing_without_the_retry_is_avoided(ctx, monkeypatch) -> N
     assert len(judge.pending()) == 2  # 2 calls in the window; the third is past it
     judge.process_pending(ctx)
     ledger = judge.verdicts(judge.warning_id("s1", exp.id))
-    assert [(v["verdict"], v["counted"]) for v in ledger] == [("UNCLEAR", 0), ("FOLLOWED", 1)]
-    assert ctx.store.get(exp.id).follows == 1
+    assert [(v["outcome"], v["counted"]) for v in ledger] == [("unclear", 0), ("unclear", 1)]
+    assert ctx.store.get(exp.id).follows == 0
 
 
 def test_window_closes_with_one_unclear(ctx, monkeypatch) -> None:
@@ -314,7 +316,7 @@ def test_item_stays_until_its_verdict_is_applied(ctx, monkeypatch) -> None:
         raise RuntimeError("store is down")
 
     with monkeypatch.context() as patch:
-        patch.setattr(evolve, "record_verdict", broken)
+        patch.setattr(evolve, "record_outcome", broken)
         assert judge.process_pending(ctx) == 0
         assert len(judge.pending()) == 1
     assert judge.process_pending(ctx) == 1
@@ -325,7 +327,7 @@ def test_a_verdict_that_never_applies_is_dropped_eventually(ctx, monkeypatch) ->
     judge.enqueue([sample_item(exp_id="e-missing")])
     import twiceshy.learning.evolve as evolve
 
-    monkeypatch.setattr(evolve, "record_verdict", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no")))
+    monkeypatch.setattr(evolve, "record_outcome", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no")))
     for _ in range(judge.MAX_ATTEMPTS):
         judge.process_pending(ctx)
     assert judge.pending() == []
@@ -427,23 +429,40 @@ def test_model_verdict_is_used(monkeypatch, tmp_path, server) -> None:
     assert secret not in b"".join(server.raw_bodies).decode()
 
 
-def test_model_is_told_about_the_hold_and_not_asked_about_the_retry(monkeypatch, tmp_path, server) -> None:
+def test_model_is_asked_only_what_the_calls_leave_open(monkeypatch, tmp_path, server) -> None:
     ctx = llm_ctx(monkeypatch, tmp_path, server)
     monkeypatch.setitem(ctx.config["ranking"], "llm_filter", False)  # judge requests only
     exp = force_push_lesson(ctx)
+    # Held, then another way around the mistake: neither the held call nor the fix. The model decides.
     assert run_call(ctx, TRIGGER, "t1").hold
-    run_call(ctx, "git push --force-with-lease origin main", "t2")
+    run_call(ctx, "git pull --rebase origin main && git push origin main", "t2")
     server.set_script([("answer", "FOLLOWED")])
     judge.process_pending(ctx)
-    assert [(v["verdict"], v["source"], v["kind"]) for v in judge.verdicts()] == [("FOLLOWED", "llm", "hold")]
+    assert [(v["outcome"], v["source"], v["kind"]) for v in judge.verdicts()] == [("avoided", "llm", "hold")]
     assert "was held (it did NOT run)" in server.prompts()[0]
     assert ctx.store.get(exp.id).follows == 1
-    # Another session: held, then sent again unchanged. Certain without a model.
+    # Held, then the fix (the calls show it), or sent again unchanged: certain without a model.
     assert run_call(ctx, TRIGGER, "t3", session="s2").hold
-    run_call(ctx, TRIGGER, "t4", session="s2")
+    run_call(ctx, "git push --force-with-lease origin main", "t4", session="s2")
+    assert run_call(ctx, TRIGGER, "t5", session="s3").hold
+    run_call(ctx, TRIGGER, "t6", session="s3")
     judge.process_pending(ctx)
     assert len(server.prompts()) == 1
-    assert judge.verdicts(judge.warning_id("s2", exp.id))[0]["verdict"] == "IGNORED"
+    assert judge.verdicts(judge.warning_id("s2", exp.id))[0]["outcome"] == "avoided"
+    assert judge.verdicts(judge.warning_id("s3", exp.id))[0]["outcome"] == "ignored"
+
+
+def test_the_model_cannot_overrule_what_the_calls_show(monkeypatch, tmp_path, server) -> None:
+    ctx = llm_ctx(monkeypatch, tmp_path, server)
+    monkeypatch.setitem(ctx.config["ranking"], "llm_filter", False)
+    exp = force_push_lesson(ctx)
+    server.set_script([("answer", "FOLLOWED")] * 4)
+    assert run_call(ctx, TRIGGER, "t1").hold
+    run_call(ctx, TRIGGER + " -v", "t2")  # still the mistake (the check says so), and it ran
+    judge.process_pending(ctx)
+    assert [v["outcome"] for v in judge.verdicts()] == ["ignored"]
+    assert server.prompts() == []
+    assert ctx.store.get(exp.id).follows == 0
 
 
 @pytest.mark.parametrize("mode", [("answer", "maybe?"), ("500",), ("slow", 3.0, "IGNORED")])

@@ -124,7 +124,17 @@ def test_stats_from_a_real_engine_and_judge(tmp_path: Path, twiceshy_home: Path)
     assert hooks["pre_tool"] == 6
     assert (hooks["warnings_shown"], hooks["held"], hooks["blocked"]) == (0, 2, 1)
     assert hooks["hit_rate"] == pytest.approx(0.5)
-    assert data["outcomes"] == {"warned": 0, "held": 2, "denied": 1, "avoided": 1, "ignored": 1}
+    outcomes = data["outcomes"]
+    assert {k: outcomes[k] for k in ("warned", "held", "denied", "avoided", "ignored", "not_delivered")} == {
+        "warned": 0, "held": 2, "denied": 1, "avoided": 1, "ignored": 1, "not_delivered": 0,
+    }  # fmt: skip
+    assert outcomes["holds"] == {"avoided": 1, "ignored": 1, "overridden": 0, "false_hold": 0, "unclear": 0}
+    # A rule's deny is a hit of that rule, and per lesson: what each did.
+    per = {r["id"]: r for r in data["per_lesson"]}
+    assert (per[warn_id]["held"], per[warn_id]["avoided"], per[warn_id]["ignored"]) == (2, 1, 1)
+    rule_id = rule.stdout.split()[1]
+    assert per[rule_id]["denied"] == 1
+    assert make_context(proj).store.get(rule_id).hits == 1
     logged = [json.loads(line) for line in (twiceshy_home / "events.jsonl").read_text().splitlines()]
     live = [e for e in logged if e["path"] == "live"]
     assert hooks["calls"] == len(live) == 8, [(e["kind"], e["action"], e["path"]) for e in logged]

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import reliability_kit as kit
 from twiceshy.base.paths import data_dir
-from twiceshy.base.types import Tier
+from twiceshy.base.types import CoreEvent, Tier
 from twiceshy.engine.context import make_context
 from twiceshy.learning.ingest import store_lesson
 from twiceshy.memory import rules_snapshot
@@ -125,7 +125,7 @@ def test_outcomes_by_day_counts_as_stats_does(tmp_path: Path, twiceshy_home: Pat
             failopen(now - 1 * day + 30, "f1"),
             failopen(now - 1 * day + 40, "f2", reason="no engine"),
             failopen(now - 2 * day + 50, "f3", outcome="denied"),  # the snapshot denied it
-            failopen(now - 61, "late"),  # the engine answered too late: counted once, as a hold
+            failopen(now - 61, "late"),  # the engine answered too late: counted once, as a hold not delivered
         ],
     )
     jsonl(
@@ -146,17 +146,83 @@ def test_outcomes_by_day_counts_as_stats_does(tmp_path: Path, twiceshy_home: Pat
     assert [by_date["2026-03-07"][k] for k in pick] == [1, 1, 0, 0, 0, 0, 0]
     assert [by_date["2026-03-08"][k] for k in pick] == [0, 0, 1, 0, 0, 0, 1]
     assert [by_date["2026-03-09"][k] for k in pick] == [2, 0, 0, 0, 1, 2, 0]
-    assert [by_date["2026-03-10"][k] for k in pick] == [0, 1, 0, 0, 0, 1, 0]
+    assert [by_date["2026-03-10"][k] for k in pick] == [0, 0, 0, 0, 0, 1, 0]
+    assert by_date["2026-03-10"]["not_delivered"] == 1 and by_date["2026-03-10"]["pre_tool"] == 1
     assert by_date["2026-03-08"]["pre_tool"] == 3  # deny, allow, and the snapshot's deny
     # The same records through `twiceshy stats`' own function over the same window.
     stats = compute_stats(make_context(tmp_path), since_s=now - rows[0]["start"], now=now)
-    for key in ("warned", "held", "denied", "avoided", "ignored"):
+    for key in ("warned", "held", "denied", "avoided", "ignored", "overridden", "false_holds", "not_delivered"):
         assert sum(r[key] for r in rows) == stats["outcomes"][key], key
     assert sum(r["failed_open"] for r in rows) == stats["hooks"]["failed_open"] == 3
     assert sum(r["snapshot_denied"] for r in rows) == stats["hooks"]["blocked_from_snapshot"] == 1
     assert day_start(now) == datetime(2026, 3, 10).timestamp()
     with pytest.raises(ValueError):
         outcomes_by_day(0, now=now)
+
+
+def test_helped_most_and_least_are_truthful(tmp_path: Path, twiceshy_home: Path):
+    """A rule's denies are its hits and put it in "helped most"; a lesson whose hold was
+    its own fix (a false hold) is in "least", never "most", and corrected; a hold that
+    never reached the agent is not counted as held (issue 28 §3)."""
+    from twiceshy.base.types import Experience
+    from twiceshy.engine.dispatch import handle_event
+    from twiceshy.ops.ui import outcomes, usefulness
+    from twiceshy.recall import judge
+    from twiceshy.recall.ranking import clear_cache
+
+    clear_cache()
+    ctx = make_context(tmp_path)
+    mistake, fix = "./deploy.sh --env staging", "./deploy.sh --env staging --region eu-west-1"
+    signature = {"v": 1, "kind": "command", "program": "deploy.sh", "present": ["--env"], "absent": ["--region"]}
+    lesson = Experience(
+        text=f"`{mistake}` failed; `{fix}` worked instead.", trigger=mistake, kind="error_fix",
+        structured={"signature": dict(signature, fix=fix)},
+    )  # fmt: skip
+    rule = Experience(
+        text="Never force-push to main; open a PR", trigger="git push --force origin main", tier=int(Tier.RULE),
+        confidence=0.9, structured={"signature": {"v": 1, "kind": "command", "program": "git", "sub": ["push"],
+                                                  "present": ["--force|-f"]}},
+    )  # fmt: skip
+    ctx.store.add(lesson)
+    ctx.store.add(rule)
+    now = time.time()
+    lines = []
+    for n in range(3):  # the hook's own path: each deny counts a hit of the rule
+        ev = CoreEvent(
+            kind="pre_tool", agent="claude-code", native_event="PreToolUse", session_id=f"r{n}", cwd=str(tmp_path),
+            tool_name="Bash", tool_input={"command": "git push --force origin main"},
+        )  # fmt: skip
+        assert handle_event(ctx, ev).action == "deny"
+        lines.append({**pre(now - 300 + n, "deny", event_id=f"d{n}"), "lessons": [rule.id]})
+    # Two holds of the lesson, as the engine logs them; the client gave up on the second.
+    lines.append({**pre(now - 200, "hold", event_id="h1"), "lessons": [lesson.id]})
+    lines.append({**pre(now - 190, "hold", event_id="h2"), "lessons": [lesson.id]})
+    jsonl(twiceshy_home / "events.jsonl", lines)
+    jsonl(twiceshy_home / "failopen.jsonl", [failopen(now - 189, "h2")])
+    # The first hold stopped the fix itself: a false hold, whatever the agent did next.
+    judge.enqueue(
+        [
+            {
+                "key": "fh", "warning": f"fh:{lesson.id}", "session_id": "s1", "exp_id": lesson.id, "kind": "hold",
+                "lesson": lesson.text, "trigger": mistake, "shown_action": fix, "action": fix, "same_call": True,
+                "final": True, "tool_name": "Bash", "shown_tool": "Bash", "false_hold": True,
+                "signature": dict(signature), "fix": fix, "lesson_kind": "error_fix",
+            }
+        ]
+    )  # fmt: skip
+    judge.process_pending(ctx)
+    got = usefulness(ctx)
+    most, least = {r["id"]: r for r in got["most"]}, {r["id"]: r for r in got["least"]}
+    assert list(most) == [rule.id] and rule.id not in least
+    assert (most[rule.id]["matched"], most[rule.id]["denied"], most[rule.id]["held"]) == (3, 3, 0)
+    assert list(least) == [lesson.id]
+    assert least[lesson.id]["false_holds"] == 1 and least[lesson.id]["avoided"] == 0
+    assert least[lesson.id]["held"] == 1  # the hold that never arrived is not "held"
+    assert least[lesson.id]["corrected"] == ["except"]  # it learned the call it must not hold
+    shown = outcomes(2)  # today and yesterday: the lines 5 minutes old are in it even just after midnight
+    assert (shown["totals"]["held"], shown["totals"]["not_delivered"], shown["totals"]["denied"]) == (1, 1, 3)
+    assert shown["totals"]["false_holds"] == 1
+    assert [(r["id"], r["changes"]) for r in shown["corrected"]] == [(lesson.id, ["except"])]
 
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,9 @@ Endpoints (JSON):
 * GET ``/api/graph[?id=ID&depth=2]`` — nodes and edges;
 * GET ``/api/timeline?topic=T`` — a topic's lessons, oldest first;
 * GET ``/api/outcomes?days=14`` — warned, held, denied, avoided, ignored,
-  failed open per day (:func:`twiceshy.ops.stats.outcomes_by_day`) and totals;
+  overridden, false holds, not delivered, failed open per day
+  (:func:`twiceshy.ops.stats.outcomes_by_day`), totals, and the lessons
+  corrected by their own outcomes in the window;
 * GET ``/api/usefulness[?limit=10]`` — lessons that helped most and least;
 * GET ``/api/review`` — lessons held for review, with the guard's reasons;
 * GET ``/api/search?q=...&k=10`` — the store's search, as ``twiceshy search``;
@@ -189,11 +191,18 @@ def timeline(ctx: EngineContext, topic: str) -> list[dict[str, Any]]:
 
 def outcomes(days: int = 14, now: float | None = None) -> dict[str, Any]:
     """Outcomes per day and their totals over the window."""
-    from twiceshy.ops.stats import OUTCOMES, outcomes_by_day
+    from twiceshy.ops.stats import OUTCOMES, corrected_lessons, outcomes_by_day
 
     rows = outcomes_by_day(days, now=now)
     totals = {k: sum(r[k] for r in rows) for k in (*OUTCOMES, "snapshot_denied", "pre_tool")}
-    return {"days": rows, "totals": totals, "from": rows[0]["start"], "outcomes": list(OUTCOMES)}
+    corrected = corrected_lessons(rows[0]["start"], now)
+    return {
+        "days": rows,
+        "totals": totals,
+        "from": rows[0]["start"],
+        "outcomes": list(OUTCOMES),
+        "corrected": corrected,  # lessons their own outcomes (or the user) changed in the window
+    }
 
 
 def usefulness(ctx: EngineContext, limit: int = 10) -> dict[str, Any]:

@@ -64,15 +64,19 @@ td.actions { white-space: nowrap; }
 <div class="scroll"><svg id="outcome-chart" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="outcomes per day"></svg></div>
 <details><summary>as a table</summary>
 <table id="outcomes"><thead><tr><th>day</th></tr></thead><tbody></tbody></table></details>
-<p class="muted">warned / held / denied: pre-tool calls answered with a warning, a one-time hold, a rule's deny.
-avoided: a hold or in-time warning the agent then followed. ignored: judged ignored.
+<p class="muted">warned / held / denied: pre-tool calls answered with a warning, a one-time hold, a rule's deny, that reached the agent.
+avoided: after a hold or deny, the fix ran and worked. ignored: the held call ran anyway (or a warning was not heeded).
+overridden: the held call was sent again and worked (the lesson was wrong for it). false holds: the held call was the fix.
+not delivered: a hold, deny or warning the agent never got (its client gave up waiting).
 failed open: calls let through unchecked because the engine did not answer.</p>
+<h3>Lessons corrected by their own outcomes</h3>
+<table id="corrected"><thead><tr><th>lesson</th><th>changes</th><th>evidence</th></tr></thead><tbody></tbody></table>
 
 <div class="cols">
 <div><h3>Lessons that helped most</h3>
-<table id="most"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">followed</th><th class="num">ignored</th><th class="num">irrelevant</th><th class="num">avoided</th></tr></thead><tbody></tbody></table></div>
+<table id="most"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">held</th><th class="num">denied</th><th class="num">avoided</th><th class="num">overridden</th><th class="num">false holds</th><th class="num">followed</th><th class="num">ignored</th></tr></thead><tbody></tbody></table></div>
 <div><h3>Lessons that helped least</h3>
-<table id="least"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">followed</th><th class="num">ignored</th><th class="num">irrelevant</th><th class="num">avoided</th></tr></thead><tbody></tbody></table></div>
+<table id="least"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">held</th><th class="num">denied</th><th class="num">avoided</th><th class="num">overridden</th><th class="num">false holds</th><th class="num">followed</th><th class="num">ignored</th></tr></thead><tbody></tbody></table></div>
 </div>
 
 <h2>Held for review <span class="muted" id="held-count"></span></h2>
@@ -112,7 +116,9 @@ const TOKEN = document.querySelector('meta[name="twiceshy-token"]').content;
 const TIER_COLOR = {principle: "#6a1b9a", rule: "#b71c1c", qa: "#1565c0", raw: "#777"};
 const EDGE_STYLE = {generalizes: ["#444", ""], supersedes: ["#e65100", ""], "relates-to": ["#999", "4 3"]};
 const OUTCOMES = [["warned", "#f9a825"], ["held", "#1565c0"], ["denied", "#b71c1c"], ["avoided", "#2e7d32"],
-                  ["ignored", "#6d4c41"], ["failed_open", "#9e9e9e"]];
+                  ["ignored", "#6d4c41"], ["overridden", "#ad1457"], ["false_holds", "#ff6f00"],
+                  ["not_delivered", "#78909c"], ["failed_open", "#9e9e9e"]];
+const USEFUL_COLS = ["matched", "held", "denied", "avoided", "overridden", "false_holds", "followed", "ignored"];
 const LESSON_LIMIT = 300;
 const SVGNS = "http://www.w3.org/2000/svg";
 let lessonCache = {};
@@ -226,17 +232,35 @@ function renderUseful(data) {
     body.textContent = "";
     if (!data[which].length) {
       const tr = el("tr", {"class": "empty"});
-      tr.appendChild(el("td", {colspan: 6, "class": "muted"}, "no judged lessons yet"));
+      tr.appendChild(el("td", {colspan: USEFUL_COLS.length + 1, "class": "muted"}, "no judged lessons yet"));
       body.appendChild(tr);
     }
     for (const row of data[which]) {
       const tr = el("tr", {"class": "useful", "data-id": row.id});
       lessonCell(tr, row);
-      for (const k of ["matched", "followed", "ignored", "irrelevant", "avoided"]) {
-        tr.appendChild(el("td", {"class": "num", "data-k": k}, String(row[k])));
+      for (const k of USEFUL_COLS) {
+        tr.appendChild(el("td", {"class": "num", "data-k": k}, String(row[k] === undefined ? 0 : row[k])));
       }
       body.appendChild(tr);
     }
+  }
+}
+function renderCorrected(rows) {
+  const body = document.querySelector("#corrected tbody");
+  body.textContent = "";
+  if (!rows || !rows.length) {
+    const tr = el("tr", {"class": "empty"});
+    tr.appendChild(el("td", {colspan: 3, "class": "muted"}, "no lesson corrected in this window"));
+    body.appendChild(tr);
+    return;
+  }
+  for (const row of rows) {
+    const tr = el("tr", {"class": "corrected", "data-id": row.id});
+    tr.appendChild(el("td", {}, row.id));
+    tr.appendChild(el("td", {}, row.changes.join(", ")));
+    const ev = row.evidence || {};
+    tr.appendChild(el("td", {"class": "muted"}, (ev.outcome || ev.source || "") + (ev.call ? ": " + ev.call : "")));
+    body.appendChild(tr);
   }
 }
 
@@ -522,6 +546,7 @@ async function refresh() {
     getJSON("/api/outcomes?days=" + days), getJSON("/api/usefulness"), getJSON("/api/summary"),
     getJSON("/api/lessons?limit=" + LESSON_LIMIT)]);
   renderOutcomes(outcomes);
+  renderCorrected(outcomes.corrected);
   renderUseful(useful);
   renderTiers(s);
   renderLessons(list, s.lessons);

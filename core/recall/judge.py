@@ -1,24 +1,29 @@
-"""The judge: did the agent follow the warnings it was shown?
+"""The judge: what did the agent do after a hold, a deny or a warning?
 
 After each tool call the ``judge`` plugin enqueues one item per warning shown
 earlier in the session (within ``judge.window`` later calls). A worker
-thread in the resident engine drains the queue off the hot path and decides,
-for each item, FOLLOWED / IGNORED / IRRELEVANT / UNCLEAR — by the model when
-one is configured (and ``judge.use_llm``), otherwise, or when the model fails,
-by :func:`heuristic_verdict`. The first decisive verdict (anything but
-UNCLEAR) of a warning is applied through ``twiceshy.learning.evolve.record_verdict``,
-which updates the lesson's counts and its tier; later items of that warning
-are dropped. A warning whose window closes with no decisive verdict gets one
-UNCLEAR.
+thread in the resident engine drains the queue off the hot path and decides
+each item's **outcome** from the calls themselves
+(:mod:`twiceshy.recall.outcomes`):
 
-How the warning was delivered (``kind``, written by
-``twiceshy.recall.delivery``) bounds the verdict: a *hold* never ran, so its
-identical retry is IGNORED, a move toward the fix is FOLLOWED, and a window
-that closes without the held call sent again is FOLLOWED (avoided); a *late*
-warning (context that reached the model with the result of the call it warned
-about) is never FOLLOWED; a *silent* one (``retrieval.warn: off``) is not
-judged. The ledger keeps ``kind`` so ``twiceshy stats`` can count avoided
-mistakes honestly.
+* a *hold* or a rule's *deny* (the call did not run): ``avoided`` (a different
+  call with what the fix adds ran and succeeded), ``ignored`` (the held call
+  ran anyway), ``overridden`` (it ran and succeeded, and success is evidence
+  for this lesson), ``false_hold`` (the held call was itself the fix; never
+  FOLLOWED), ``unclear`` (nothing related followed within the window or the
+  session);
+* a *warning* in context: ``followed`` / ``ignored`` / ``irrelevant`` /
+  ``unclear`` by :func:`heuristic_verdict`; a *late* warning (context that
+  reached the model with the result of the call it warned about) is never
+  followed; a *silent* one (``retrieval.warn: off``) is not judged.
+
+With a model configured (and ``judge.use_llm``) the model is asked only what
+the calls leave open; it may refine, never overrule, what they show. The first
+decisive outcome of a warning is applied through
+:func:`twiceshy.recall.outcomes.apply_outcome` (counts, promotion — *avoided*
+only —, and the corrections wrong holds make); later items of that warning
+are dropped. A warning whose window closes with no decisive outcome gets one
+``unclear``.
 
 The queue is SQLite (``<data dir>/judge.sqlite3``, WAL), so it survives an
 engine restart and a CLI process can drain it too (``process_pending``):
@@ -26,12 +31,14 @@ engine restart and a CLI process can drain it too (``process_pending``):
 - ``queue``    pending items; an item is deleted only after its verdict is
                applied (or deliberately skipped). Items are claimed before
                judging, so two processes never judge the same item.
-- ``applied``  one row per item key = (session, warning, tool call): an item
-               seen again (a hook firing twice, a replay) is never counted twice.
+- ``applied``  one row per item key = (session, warning, tool call), with its
+               ``verdict`` (FOLLOWED / IGNORED / IRRELEVANT / UNCLEAR), its
+               ``outcome`` and the delivery ``kind``: an item seen again (a hook
+               firing twice, a replay) is never counted twice.
 - ``resolved`` warnings that already have their verdict.
 
-One gap remains by design: a crash between ``record_verdict`` writing the
-store and the ledger commit (microseconds) replays that one item.
+One gap remains by design: a crash between the lesson's write and the ledger
+commit (microseconds) replays that one item.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import json
 import os
 import re
 import sqlite3
+import stat
 import threading
 import time
 from contextlib import closing
@@ -48,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
-from twiceshy.base.paths import data_dir
+from twiceshy.base.paths import data_dir, ensure_private_dir
 from twiceshy.base.redact import redact
 
 if TYPE_CHECKING:
@@ -56,6 +64,7 @@ if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext, SessionState
 
 VERDICTS = ("FOLLOWED", "IGNORED", "IRRELEVANT", "UNCLEAR")
+STOPPING_KINDS = frozenset({"hold", "deny"})  # deliveries that stopped the call (twiceshy.recall.outcomes)
 DECISIVE = ("FOLLOWED", "IGNORED", "IRRELEVANT")
 MAX_ATTEMPTS = 5  # an item whose verdict cannot be applied this often is dropped (and logged)
 CLAIM_TTL_S = 120.0  # a claim older than this (a crashed worker) may be taken over
@@ -66,7 +75,8 @@ CREATE TABLE IF NOT EXISTS queue (
     claimed_by TEXT, claimed_at REAL, payload TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS applied (
     key TEXT PRIMARY KEY, warning TEXT NOT NULL, exp_id TEXT NOT NULL, verdict TEXT NOT NULL,
-    source TEXT NOT NULL, counted INTEGER NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL DEFAULT '');
+    source TEXT NOT NULL, counted INTEGER NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL DEFAULT '',
+    outcome TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS resolved (warning TEXT PRIMARY KEY, verdict TEXT NOT NULL, ts REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS queue_created ON queue(created);
 """
@@ -112,18 +122,48 @@ def queue_path() -> Path:
 
 def _connect() -> sqlite3.Connection:
     path = queue_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(path.parent)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))  # sqlite would make it as the umask says
+    if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
+        os.chmod(path, 0o600)
     conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(_SCHEMA)
-    # Ledgers written before deliveries were recorded lack ``kind`` (read as "": unknown).
-    if "kind" not in {row[1] for row in conn.execute("PRAGMA table_info(applied)")}:
-        try:
-            conn.execute("ALTER TABLE applied ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
-        except sqlite3.OperationalError:  # another process added it first
-            pass
+    # Older ledgers lack ``kind`` / ``outcome`` (read as "": unknown).
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(applied)")}
+    for column in ("kind", "outcome"):
+        if column not in columns:
+            try:
+                conn.execute(f"ALTER TABLE applied ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+            except sqlite3.OperationalError:  # another process added it first
+                pass
     return conn
+
+
+_INPUT_CHARS = 20_000  # of each string of a tool input the judge keeps (redacted)
+
+
+def redacted_input(value: Any, depth: int = 0) -> Any:
+    """A tool input as the queue keeps it: every string redacted and bounded."""
+    if isinstance(value, str):
+        return redact(value[:_INPUT_CHARS])
+    if depth > 4:
+        return None
+    if isinstance(value, dict):
+        return {str(k): redacted_input(v, depth + 1) for k, v in list(value.items())[:64]}
+    if isinstance(value, (list, tuple)):
+        return [redacted_input(v, depth + 1) for v in list(value)[:64]]
+    return value if isinstance(value, (int, float, bool)) or value is None else str(value)[:200]
+
+
+def _stop_fields(shown: dict[str, Any]) -> dict[str, Any]:
+    """What delivery recorded about a held or denied call (``twiceshy.recall.delivery._stop_facts``)."""
+    return {
+        "signature": shown.get("signature") if isinstance(shown.get("signature"), dict) else None,
+        "lesson_kind": str(shown.get("lesson_kind") or ""),
+        "false_hold": bool(shown.get("false_hold")),
+    }
 
 
 def _call_seq(session: SessionState, key: str) -> int | None:
@@ -152,16 +192,17 @@ def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dic
         if kind == "silent":  # retrieval.warn: off — the model never saw it
             shown["closed"] = True
             continue
+        stopped = kind in STOPPING_KINDS
         shown_seq = shown.get("seq")
         if isinstance(shown_seq, int) and seq is not None:
             if seq < shown_seq:
                 continue  # the result of a call made before the warning, applied late (spooled)
             own = seq == shown_seq
         else:
-            own = shown.get("call_id") == key and (kind != "hold" or key.startswith("id:"))
-        if kind == "hold":
+            own = shown.get("call_id") == key and (not stopped or key.startswith("id:"))
+        if stopped:
             if own:
-                continue  # the held call never ran: an agent reporting it is not a later call
+                continue  # the held / denied call never ran: an agent reporting it is not a later call
             same_call = False
         else:
             same_call = not shown.get("own_call_seen") and own
@@ -186,25 +227,27 @@ def make_items(event: CoreEvent, session: SessionState, window: int) -> list[dic
                 "fix": redact(shown.get("fix", "")),
                 "shown_tool": shown.get("tool_name", ""),
                 "tool_name": event.tool_name,
+                "tool_input": redacted_input(event.tool_input or {}),
                 "action": action,
                 "success": event.success,
                 "output_tail": output,
                 "same_call": same_call,
                 "final": final,
                 "ts": time.time(),
+                **_stop_fields(shown),
             }
         )
     return items
 
 
 def close_holds(event: CoreEvent, session: SessionState) -> list[dict[str, Any]]:
-    """At the real end of a session, one final item per hold whose window is still
-    open: the held call was not sent again, so the mistake was avoided (an empty
-    action decides nothing by itself; ``delivery_adjusted`` makes the final
-    UNCLEAR of a hold FOLLOWED). A hold already judged is skipped when applied."""
+    """At the real end of a session, one final item per hold or deny whose window
+    is still open: nothing more follows, so its outcome is ``unclear`` (or
+    ``false_hold`` when the held call was the fix). A hold already judged is
+    skipped when applied."""
     items = []
     for shown in session.get("shown_log") or []:
-        if shown.get("closed") or shown.get("kind") != "hold":
+        if shown.get("closed") or shown.get("kind") not in STOPPING_KINDS:
             continue
         shown["closed"] = True
         items.append(
@@ -216,17 +259,19 @@ def close_holds(event: CoreEvent, session: SessionState) -> list[dict[str, Any]]
                 "exp_id": shown["exp_id"],
                 "lesson": redact(shown.get("text", "")),
                 "trigger": redact(shown.get("trigger", "")),
-                "kind": "hold",
+                "kind": shown.get("kind"),
                 "shown_action": redact(shown.get("action", "")),
                 "fix": redact(shown.get("fix", "")),
                 "shown_tool": shown.get("tool_name", ""),
                 "tool_name": "",
+                "tool_input": {},
                 "action": "",
                 "success": None,
                 "output_tail": "",
                 "same_call": False,
                 "final": True,
                 "ts": time.time(),
+                **_stop_fields(shown),
             }
         )
     return items
@@ -268,13 +313,13 @@ def verdicts(warning: str | None = None) -> list[dict[str, Any]]:
     """The ledger of judged items, oldest first."""
     if not queue_path().exists():
         return []
-    sql = "SELECT key, warning, exp_id, verdict, source, counted, ts, kind FROM applied"
+    sql = "SELECT key, warning, exp_id, verdict, source, counted, ts, kind, outcome FROM applied"
     args: tuple[Any, ...] = ()
     if warning is not None:
         sql, args = sql + " WHERE warning=?", (warning,)
     with closing(_connect()) as conn:
         rows = conn.execute(sql + " ORDER BY ts, rowid", args).fetchall()
-    names = ("key", "warning", "exp_id", "verdict", "source", "counted", "ts", "kind")
+    names = ("key", "warning", "exp_id", "verdict", "source", "counted", "ts", "kind", "outcome")
     return [dict(zip(names, r)) for r in rows]
 
 
@@ -367,8 +412,7 @@ def parse_verdict(answer: str | None) -> str | None:
 
 
 def decide(ctx: EngineContext, item: dict[str, Any]) -> tuple[str, str]:
-    """(verdict, source) for one item; source is "llm" or "heuristic"."""
-    from twiceshy.brain import llm
+    """(verdict, source) for one item by the model or the heuristic; source is "llm" or "heuristic"."""
     from twiceshy.recall.ranking import tokens
 
     if item.get("kind") == "hold" and _norm(item.get("action", "")) == _norm(item.get("shown_action", "")):
@@ -378,21 +422,62 @@ def decide(ctx: EngineContext, item: dict[str, Any]) -> tuple[str, str]:
         if not tokens(item.get("action", "")) & tokens(context):
             # Nothing in common with the lesson: no evidence, and no tokens spent on it.
             return "UNCLEAR", "heuristic"
-    if ctx.config.get("judge", "use_llm") and llm.is_configured(ctx):
-        answer = llm.complete(
-            ctx,
-            judge_prompt(item),
-            max_tokens=8,
-            timeout=float(ctx.config.get("judge", "timeout_s")),
-            system=JUDGE_SYSTEM,
-            where="judge",
-        )
-        verdict = parse_verdict(answer)
-        if verdict is not None:
-            return verdict, "llm"
-        if answer is not None:
-            record_error("judge.llm", "unreadable verdict", answer=answer[:200])
+    verdict = _ask_model(ctx, item)
+    if verdict is not None:
+        return verdict, "llm"
     return heuristic_verdict(item), "heuristic"
+
+
+def _ask_model(ctx: EngineContext, item: dict[str, Any]) -> str | None:
+    """The configured model's verdict on the redacted item, or None (no model, off, failed, unreadable)."""
+    from twiceshy.brain import llm
+
+    if not (ctx.config.get("judge", "use_llm") and llm.is_configured(ctx)):
+        return None
+    answer = llm.complete(
+        ctx,
+        judge_prompt(item),
+        max_tokens=8,
+        timeout=float(ctx.config.get("judge", "timeout_s")),
+        system=JUDGE_SYSTEM,
+        where="judge",
+    )
+    verdict = parse_verdict(answer)
+    if verdict is None and answer is not None:
+        record_error("judge.llm", "unreadable verdict", answer=answer[:200])
+    return verdict
+
+
+def decide_outcome(ctx: EngineContext, item: dict[str, Any]) -> tuple[str, str, str]:
+    """(outcome, verdict, source) for one item (:mod:`twiceshy.recall.outcomes`).
+
+    A hold or a deny: what the calls show decides (source ``calls``). When they
+    show nothing, a lesson without a signature falls back on
+    :func:`decide` (heuristic or model); a lesson with one only on the model,
+    which may say the agent avoided the mistake another way (a call that
+    succeeded), never that a call the check calls different repeated it. A
+    warning: :func:`decide`, bounded by its delivery (:func:`delivery_adjusted`).
+    """
+    from twiceshy.recall.outcomes import OUTCOME_OF_VERDICT, VERDICT_OF, hold_outcome
+
+    if item.get("kind") not in STOPPING_KINDS:
+        said, how = delivery_adjusted(item, *decide(ctx, item))
+        return OUTCOME_OF_VERDICT.get(said, "unclear"), said, how
+    outcome = hold_outcome(item)
+    if outcome is not None:
+        return outcome, VERDICT_OF[outcome], "calls"
+    if not item.get("action"):
+        return "unclear", "UNCLEAR", "calls"
+    verdict: str | None
+    if item.get("signature"):
+        verdict, source = _ask_model(ctx, item), "llm"
+    else:
+        verdict, source = decide(ctx, item)
+    if verdict == "FOLLOWED" and item.get("success") is not False:
+        return "avoided", "FOLLOWED", source
+    if verdict == "IGNORED" and not item.get("signature"):
+        return "ignored", "IGNORED", source
+    return "unclear", "UNCLEAR", source if verdict else "calls"
 
 
 def delivery_adjusted(item: dict[str, Any], verdict: str, source: str) -> tuple[str, str]:
@@ -401,25 +486,22 @@ def delivery_adjusted(item: dict[str, Any], verdict: str, source: str) -> tuple[
     - ``late`` (context that reached the model with the result of the call it
       warned about): never FOLLOWED — the mistake had already run; a later
       change is recovery, not avoidance. Becomes UNCLEAR.
-    - ``hold``: a window that closes with no decisive verdict means the held
-      call was not sent again within ``judge.window`` calls: the mistake was
-      avoided (FOLLOWED).
+
+    (A hold whose window closes with nothing related is ``unclear``, not
+    avoided: only a call that has what the fix adds shows an avoided mistake.)
     """
-    kind = item.get("kind", "")
-    if kind == "late" and verdict == "FOLLOWED":
+    if item.get("kind", "") == "late" and verdict == "FOLLOWED":
         return "UNCLEAR", f"{source}:late"
-    if kind == "hold" and verdict == "UNCLEAR" and item.get("final"):
-        return "FOLLOWED", f"{source}:hold"
     return verdict, source
 
 
 # -- applying ----------------------------------------------------------------
 
 
-def _record_verdict(ctx: EngineContext, exp_id: str, verdict: str) -> None:
-    from twiceshy.learning.evolve import record_verdict  # lazily: the learning loop owns counts and tiers
+def _apply(ctx: EngineContext, item: dict[str, Any], outcome: str) -> None:
+    from twiceshy.recall.outcomes import apply_outcome  # lazily: counts, tiers and corrections
 
-    record_verdict(ctx, exp_id, verdict)
+    apply_outcome(ctx, item, outcome)
 
 
 def _claim(conn: sqlite3.Connection, key: str, me: str) -> bool:
@@ -431,11 +513,13 @@ def _claim(conn: sqlite3.Connection, key: str, me: str) -> bool:
     return cur.rowcount == 1
 
 
-def _finish(conn: sqlite3.Connection, item: dict[str, Any], verdict: str, source: str, counted: bool) -> None:
+def _finish(
+    conn: sqlite3.Connection, item: dict[str, Any], verdict: str, source: str, counted: bool, outcome: str = ""
+) -> None:
     conn.execute("BEGIN IMMEDIATE")
     conn.execute(
-        "INSERT OR IGNORE INTO applied(key, warning, exp_id, verdict, source, counted, ts, kind) "
-        "VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT OR IGNORE INTO applied(key, warning, exp_id, verdict, source, counted, ts, kind, outcome) "
+        "VALUES (?,?,?,?,?,?,?,?,?)",
         (
             item["key"],
             item["warning"],
@@ -445,6 +529,7 @@ def _finish(conn: sqlite3.Connection, item: dict[str, Any], verdict: str, source
             int(counted),
             time.time(),
             item.get("kind", ""),
+            outcome,
         ),
     )
     if counted:
@@ -486,15 +571,14 @@ def process_pending(ctx: EngineContext, limit: int | None = None) -> int:
                 done += 1
                 continue
             try:
-                verdict, source = decide(ctx, item)
+                outcome, verdict, source = decide_outcome(ctx, item)
             except Exception as exc:  # the heuristic itself failed: don't lose the item
                 record_error("judge.decide", exc)
-                verdict, source = "UNCLEAR", "error"
-            verdict, source = delivery_adjusted(item, verdict, source)
+                outcome, verdict, source = "unclear", "UNCLEAR", "error"
             counted = verdict in DECISIVE or bool(item.get("final"))
             if counted:
                 try:
-                    _record_verdict(ctx, item["exp_id"], verdict)
+                    _apply(ctx, item, outcome)
                 except Exception as exc:
                     record_error("judge.apply", exc, exp_id=item["exp_id"], verdict=verdict)
                     if attempts + 1 >= MAX_ATTEMPTS:
@@ -504,7 +588,7 @@ def process_pending(ctx: EngineContext, limit: int | None = None) -> int:
                     else:
                         conn.execute("UPDATE queue SET attempts=attempts+1, claimed_by=NULL WHERE key=?", (key,))
                     continue
-            _finish(conn, item, verdict, source, counted)
+            _finish(conn, item, verdict, source, counted, outcome)
             done += 1
     return done
 
