@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 from twiceshy.base.types import Experience, Tier
 from twiceshy.learning.review import HOLD_TAG
-from twiceshy.ops import portable
-from twiceshy.ops.portable import EXPORT_FORMAT, export_data, flag_set, import_data, same_action
+from twiceshy.ops import bulk, portable
+from twiceshy.ops.bulk import flag_set, same_action
+from twiceshy.ops.portable import EXPORT_FORMAT, export_data, import_data
 
 
 def doc(lessons: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -75,28 +76,36 @@ def test_flag_values_keep_commands_apart() -> None:
     assert same_action("Never push on a Friday.", "Do not push on Fridays.")  # advice, not commands
 
 
-def test_import_dedup_respects_flags_and_values(ctx) -> None:
+def test_import_keeps_other_advice_on_the_same_action_and_skips_exact_copies(ctx) -> None:
+    """Import decides by id and exact words, never by a similar trigger: other
+    advice on the same action is a lesson of its own (linked to the stored one),
+    the same words with other spacing and case are the stored lesson."""
     ctx.store.add(Experience(text="plan the module first", trigger="terraform apply -target=module.a", tier=1))
     counts = import_data(
         ctx,
         doc(
             [
                 rec(1, "plan module b first", "terraform apply -target=module.b"),
-                rec(2, "plan the module first", "terraform apply   -target=module.a"),  # the same lesson
+                rec(2, "Plan the module  first", "terraform apply   -target=module.a"),  # the same lesson
                 rec(3, "check the region", "./deploy.sh --env staging --region eu-west-1"),
                 rec(4, "staging needs a ticket", "./deploy.sh --env staging"),
-                rec(5, "use the pinned module", "terraform apply -target=module.a"),  # same action, new words
+                rec(5, "use the pinned module", "terraform apply -target=module.a"),  # same action, new advice
             ]
         ),
     )
-    triggers = sorted(e.trigger for e in ctx.store.all())
-    assert triggers.count("terraform apply -target=module.b") == 1
-    assert triggers.count("./deploy.sh --env staging") == 1
-    assert triggers.count("./deploy.sh --env staging --region eu-west-1") == 1
-    assert triggers.count("terraform apply -target=module.a") == 1  # rec 2 and 5 merged into the stored one
-    assert counts["exists"] == 1 and counts["seen"] == 1
-    merged = [e for e in ctx.store.all() if e.trigger == "terraform apply -target=module.a"][0]
-    assert merged.seen_count == 2
+    by_text = {e.text: e for e in ctx.store.all()}
+    assert sorted(by_text) == [
+        "check the region",
+        "plan module b first",
+        "plan the module first",
+        "staging needs a ticket",
+        "use the pinned module",
+    ]
+    assert counts["exists"] == 1 and counts["seen"] == 0 and counts["new"] + counts["related"] == 4, counts
+    assert by_text["plan the module first"].seen_count == 1  # an exact copy is not counted again
+    assert by_text["use the pinned module"].id == "r5"  # the file's id kept
+    edges = ctx.store.neighbours("r5")
+    assert (by_text["plan the module first"].id, "relates-to") in [(n[0], n[1]) for n in edges], edges
 
 
 def test_bulk_import_uses_a_bounded_number_of_store_writes(ctx) -> None:
@@ -130,7 +139,7 @@ def test_exported_vectors_are_reused_and_refused_when_tampered(ctx, tmp_path) ->
     count_embedding(other.store.embedder, embedded)
     counts = import_data(other, data)
     assert counts["new"] + counts["related"] == 80 and other.store.count() == 80
-    assert sum(embedded) <= portable.VECTOR_SAMPLE  # only the check sample was embedded
+    assert sum(embedded) <= bulk.VECTOR_SAMPLE  # only the check sample was embedded
     # stored vectors equal what embedding the trigger gives (float16 precision)
     got = other.store.vectors([e.id for e in other.store.all()])
     by_trigger = {e.trigger: got[e.id] for e in other.store.all()}
@@ -143,7 +152,7 @@ def test_exported_vectors_are_reused_and_refused_when_tampered(ctx, tmp_path) ->
     embedded.clear()
     rng = np.random.default_rng(0)
     for r in data["lessons"]:
-        r["embedding"]["f16"] = portable.encode_vector(rng.normal(size=384))
+        r["embedding"]["f16"] = bulk.encode_vector(rng.normal(size=384))
     counts = import_data(third, data)
     assert counts["new"] + counts["related"] == 80 and third.store.count() == 80
     assert sum(embedded) >= 80
@@ -207,7 +216,7 @@ def test_a_lesson_imported_in_bulk_is_found_as_one_learned_alone(ctx, tmp_path, 
     from twiceshy.memory import embedding
 
     monkeypatch.setattr(embedding, "BULK_MIN", 16)
-    monkeypatch.setattr(portable, "SMALL_BATCH", 50)
+    monkeypatch.setattr(bulk, "SMALL_BATCH", 50)
     bulk_calls: list[int] = []
     many = ctx.store.embedder.embed_many
 
@@ -249,31 +258,35 @@ def test_import_progress_counts_lessons_up_to_the_total(ctx) -> None:
     assert done == sorted(done) and done[-1] == 350 and len(set(done)) >= 4  # it moved in steps
 
 
-def test_dedup_within_and_across_blocks_and_projects(ctx, monkeypatch) -> None:
-    """The same action later in the file merges into the first copy whether the two
-    fall in one scoring block or in different ones; a project's copy stays apart."""
-    monkeypatch.setattr(portable, "DECIDE_BLOCK", 7)
-    monkeypatch.setattr(portable, "SMALL_BATCH", 10)
+def test_exact_copies_and_same_ids_across_batches_and_projects(ctx, monkeypatch) -> None:
+    """Across batch boundaries and within one: a copy of a lesson in other case
+    and spacing is skipped, a record with a stored lesson's id is that lesson
+    (counted once), other advice on the same trigger and a project's copy are
+    lessons of their own."""
+    monkeypatch.setattr(portable, "IMPORT_BATCH", 13)
+    monkeypatch.setattr(bulk, "IMPORT_BATCH", 13)
+    monkeypatch.setattr(bulk, "SMALL_BATCH", 10)
     first = [rec(j, f"advice for service {j}", f"deploy svc{j} --env=prod --replicas={j}") for j in range(40)]
-    again = [
-        rec(100 + j, f"advice for service {j}, seen again", f"deploy svc{j} --env=prod --replicas={j}")
-        for j in range(40)
+    copies = [rec(100 + j, f"Advice  for service {j}", f"deploy  svc{j} --env=prod --replicas={j}") for j in range(40)]
+    edited = [rec(j, f"advice for service {j}, edited", f"deploy svc{j} --env=prod --replicas={j}") for j in range(10)]
+    other = [
+        rec(300 + j, f"service {j} needs a ticket first", f"deploy svc{j} --env=prod --replicas={j}") for j in range(10)
     ]
     scoped = [
         dict(rec(200 + j, f"advice for service {j}", f"deploy svc{j} --env=prod --replicas={j}"), project="p1")
         for j in range(5)
     ]
-    pairs = [r for j in range(20, 30) for r in (first[j], again[j])]  # copy next to its first: same block
-    mixed = first[:20] + again[:3] + pairs + first[30:] + again[3:20] + again[30:] + scoped
-    counts = import_data(ctx, doc(mixed))
-    assert counts["seen"] == 40, counts
-    assert counts["new"] + counts["related"] == 45
-    by_trigger: dict[tuple[str, str | None], list[Experience]] = {}
-    for e in ctx.store.all():
-        by_trigger.setdefault((e.trigger, e.project), []).append(e)
-    assert all(len(v) == 1 for v in by_trigger.values())
-    assert {e.seen_count for (_, p), (e,) in by_trigger.items() if p is None} == {2}
-    assert sum(1 for (_, p) in by_trigger if p == "p1") == 5
+    pairs = [r for j in range(20, 30) for r in (first[j], copies[j])]  # copy next to its first: same batch
+    mixed = first[:20] + copies[:3] + pairs + first[30:] + copies[3:20] + copies[30:] + edited + edited + other
+    counts = import_data(ctx, doc(mixed + scoped))
+    assert counts["exists"] == 40 and counts["seen"] == 20, counts
+    assert counts["new"] + counts["related"] == 55 and ctx.store.count() == 55, counts
+    by_id = {e.id: e for e in ctx.store.all()}
+    assert set(by_id) == {f"r{j}" for j in list(range(40)) + list(range(200, 205)) + list(range(300, 310))}
+    assert {by_id[f"r{j}"].seen_count for j in range(10)} == {2}  # an edited copy, twice in the file: once
+    assert {by_id[f"r{j}"].seen_count for j in range(10, 40)} == {1}
+    assert {by_id[f"r{j}"].text for j in range(10)} == {f"advice for service {j}" for j in range(10)}
+    assert {by_id[f"r{j}"].project for j in range(200, 205)} == {"p1"}
 
 
 def write_lines(path: Path, lessons: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None) -> None:
@@ -302,15 +315,17 @@ def stored(ctx: Any) -> list[tuple[str, str, str | None, int, int, str | None]]:
 
 def test_a_file_is_streamed_in_batches_with_the_same_result(tmp_path, monkeypatch) -> None:
     """One lesson per line, read a record at a time and stored 7 at a time, gives
-    the store one whole-document batch gives: copies merged across batch
-    boundaries, a link to a newer lesson further down the file kept, edges mapped."""
+    the store one whole-document batch gives: exact copies skipped across batch
+    boundaries, other advice on the same action kept, a link to a newer lesson
+    further down the file kept, edges mapped."""
     import json
 
     lessons = [rec(i, f"advice for service {i}", f"deploy svc{i} --env=prod --replicas={i}") for i in range(30)]
     lessons += [
-        rec(100 + i, f"advice for service {i}, again", f"deploy svc{i} --env=prod --replicas={i}")
+        rec(100 + i, f"other advice for service {i}", f"deploy svc{i} --env=prod --replicas={i}")
         for i in range(0, 30, 3)
     ]
+    lessons += [rec(150 + i, f"ADVICE for service {i}", f"deploy svc{i}  --env=prod --replicas={i}") for i in range(5)]
     lessons[2]["superseded_by"] = "r25"  # a newer lesson four batches later
     lessons.append(dict(rec(200, "scoped advice", "deploy svc1 --env=prod --replicas=1"), project="p1"))
     edges = [{"src": "r1", "dst": "r29", "type": "relates-to", "weight": 0.5}]
@@ -319,19 +334,20 @@ def test_a_file_is_streamed_in_batches_with_the_same_result(tmp_path, monkeypatc
     whole = fresh_context(tmp_path / "whole")
     want = import_data(whole, json.loads(path.read_text()))
     monkeypatch.setattr(portable, "IMPORT_BATCH", 7)
-    monkeypatch.setattr(portable, "SMALL_BATCH", 5)  # the paged path, as a big file takes
+    monkeypatch.setattr(bulk, "IMPORT_BATCH", 7)
+    monkeypatch.setattr(bulk, "SMALL_BATCH", 5)  # the paged path, as a big file takes
     monkeypatch.setattr(portable, "READ_CHUNK", 64)  # records cut across buffer refills
     streamed = fresh_context(tmp_path / "streamed")
     got = portable.import_file(streamed, path)
-    assert got == want and got["seen"] == 10, (got, want)
+    assert got == want and got["exists"] == 5 and got["seen"] == 0, (got, want)
+    assert got["new"] + got["related"] == 41 and streamed.store.count() == 41
     assert stored(streamed) == stored(whole)
     by_text = {e.text: e for e in streamed.store.all()}
-    assert by_text["advice for service 2"].superseded_by == by_text["advice for service 25"].id
+    assert by_text["advice for service 2"].superseded_by == by_text["advice for service 25"].id == "r25"
     assert by_text["advice for service 2"].tier == int(Tier.QA)
-    assert any(n[1] == "relates-to" for n in streamed.store.neighbours(by_text["advice for service 1"].id))
-    size = streamed.store.count()
-    again = portable.import_file(streamed, path)  # again: nothing new (copies merged once more)
-    assert again["exists"] == 31 and again["seen"] == 10 and streamed.store.count() == size, again
+    assert ("r29", "relates-to") in streamed.store.neighbours("r1")
+    again = portable.import_file(streamed, path)  # again: nothing new
+    assert again["exists"] == 46 and again["seen"] == 0 and streamed.store.count() == 41, again
 
 
 def test_older_whole_document_files_still_import(ctx, tmp_path, monkeypatch) -> None:
@@ -390,21 +406,21 @@ def test_cells_find_what_the_exact_search_finds(monkeypatch) -> None:
     queries = base[:64] + rng.normal(scale=0.15, size=(64, 384)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     own: list[str | None] = [None] * 32 + ["p2"] * 32
-    monkeypatch.setattr(portable, "CELLS_MIN", 10**9)
-    exact = portable._DedupIndex(384)
+    monkeypatch.setattr(bulk, "CELLS_MIN", 10**9)
+    exact = bulk._DedupIndex(384)
     exact.add([f"e{i}" for i in range(600)], base, projects)
     want = exact.top(queries, own, 5, 0.35)
-    monkeypatch.setattr(portable, "CELLS_MIN", 100)
-    monkeypatch.setattr(portable, "CELLS", 12)
-    monkeypatch.setattr(portable, "CELL_PROBES", 12)
-    every = portable._DedupIndex(384)
+    monkeypatch.setattr(bulk, "CELLS_MIN", 100)
+    monkeypatch.setattr(bulk, "CELLS", 12)
+    monkeypatch.setattr(bulk, "CELL_PROBES", 12)
+    every = bulk._DedupIndex(384)
     every.add([f"e{i}" for i in range(600)], base, projects)
     assert every.cells is not None
     got = every.top(queries, own, 5, 0.35)
     assert [[i for i, _ in row] for row in got] == [[i for i, _ in row] for row in want]
     assert all(abs(a - b) < 1e-5 for g, w in zip(got, want) for (_, a), (_, b) in zip(g, w))
-    monkeypatch.setattr(portable, "CELL_PROBES", 2)
-    few = portable._DedupIndex(384)
+    monkeypatch.setattr(bulk, "CELL_PROBES", 2)
+    few = bulk._DedupIndex(384)
     few.add([f"e{i}" for i in range(300)], base[:300], projects[:300])
     few.add([f"e{i}" for i in range(300, 600)], base[300:], projects[300:])  # rows added after the cells exist
     top = few.top(queries, own, 5, 0.35)

@@ -106,7 +106,8 @@ def test_export_import_roundtrip_with_provenance_and_dedup(tmp_path: Path):
     assert json.loads(again.stdout)["exists"] == 3
     assert len(lessons_in(env_b, tmp_path)) == 3
 
-    # A memory that already knows the lesson (other words, same trigger): merged, not duplicated.
+    # A memory that already has a lesson on the same action, in other words: both kept,
+    # linked (an import never folds one lesson's advice into another's).
     env_c = other_home(tmp_path, "home_c")
     assert (
         cli(
@@ -116,11 +117,11 @@ def test_export_import_roundtrip_with_provenance_and_dedup(tmp_path: Path):
     )
     proc = cli("import", str(out), "--json", env=env_c, cwd=tmp_path)
     counts = json.loads(proc.stdout)
-    assert counts["seen"] == 1
-    have = lessons_in(env_c, tmp_path)
-    assert len(have) == 3
-    mine = next(e for e in have if e["text"] == "Do not use sudo with pip")
-    assert mine["seen_count"] == 2 and mine["tier"] == int(Tier.RULE)  # the stronger tier wins
+    assert counts["seen"] == 0 and counts["new"] + counts["related"] == 3, counts
+    have = {e["text"]: e for e in lessons_in(env_c, tmp_path)}
+    assert len(have) == 4
+    mine = have["Do not use sudo with pip"]
+    assert mine["seen_count"] == 1 and have["Never run sudo pip install; use a venv"]["id"] == rule.id
 
 
 def test_import_rejects_what_is_not_an_export(tmp_path: Path):

@@ -3,8 +3,10 @@
 
 The user's file and the environment are trusted. A project's file is not,
 until the user runs ``twiceshy trust`` there (:mod:`twiceshy.base.trust`):
-until then only the keys in :data:`PROJECT_SAFE` are read from it, and every
-other key it sets is ignored with a warning on stderr (and in ``doctor``).
+until then only the keys in :data:`PROJECT_SAFE` are read from it, and those
+of :data:`PROJECT_NARROW` when they narrow what the user set (a stricter
+threshold, fewer writes); every other key it sets, or value that would widen,
+is ignored with a warning on stderr (and in ``doctor``).
 
 A bad value raises :class:`ConfigError` naming the file and the key; the hook
 path catches it and fails open, ``twiceshy doctor`` shows it.
@@ -134,32 +136,79 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
 }
 
 
-# The keys a project's .twiceshy.yaml may set without `twiceshy trust`: tuning of
-# ranking, learning and rendering inside the user's own store. Everything else —
-# where data goes (store.*, data paths), which credentials and model are used
-# (llm.model/api_base/api_key_env, store.token_env/headers), which code runs
-# (plugins.*), and how strongly the guard acts (retrieval.min_score/max_warnings/
-# block_tiers/block_min_score/warn, hook.budget_ms, embedding.backend) — needs
-# trust. A new key needs trust until it is listed here (docs/security.md).
+# The keys a project's .twiceshy.yaml may set to any value without `twiceshy trust`:
+# they change only what a command run in that project reads and shows (how many
+# lessons, how long to wait), never what is stored, forgotten, promoted or
+# written, nor where data goes. Everything else — where data goes (store.*, data
+# paths), which credentials and model are used (llm.model/api_base/api_key_env,
+# store.token_env/headers), which code runs (plugins.*), how strongly the guard
+# acts (retrieval.min_score/max_warnings/block_tiers/block_min_score/warn,
+# hook.budget_ms, embedding.backend, ranking weights: a weight can put any lesson
+# in front of every call), and what is forgotten, decayed, promoted, demoted or
+# moved (learning.raw_ttl_days/decay_days/promote_after/demote_after/principle_*,
+# patterns thresholds and decay, projects.promote_min_projects, judge.window/
+# use_llm: how a verdict is reached) — needs trust, unless it is in
+# PROJECT_NARROW. A new key needs trust until it is listed here (docs/security.md).
 PROJECT_SAFE: dict[str, frozenset[str]] = {
     "retrieval": frozenset({"top_k", "session_warning_budget"}),
     "hook": frozenset({"readonly_skip"}),
     "engine": frozenset({"idle_timeout_s"}),
     "llm": frozenset({"timeout_s", "max_retries"}),
     "store": frozenset({"timeout_s", "connect_timeout_s", "drain_interval_s"}),
-    "ranking": frozenset(SCHEMA["ranking"]),
-    "judge": frozenset(SCHEMA["judge"]),
-    "learning": frozenset(SCHEMA["learning"]),
-    "context": frozenset(SCHEMA["context"]),
-    "distill": frozenset(SCHEMA["distill"]),
-    "patterns": frozenset(SCHEMA["patterns"]),
-    "projects": frozenset(SCHEMA["projects"]),
+    "judge": frozenset({"timeout_s"}),
+}
+
+# The keys an untrusted project may only *narrow*: its value is applied when it
+# makes twiceshy do less than the user's settings would — a stricter threshold,
+# fewer or smaller writes, a feature off — and ignored (and named, like any
+# ignored key) otherwise. "up": only a value at least the current one; "down": at
+# most (and not below zero); "off": only false; a tuple: only a value at or before the current one.
+# A key is here only if no narrowed value can remove, demote or move a lesson:
+# patterns.mature_*/rule_* are not (a stricter threshold demotes at `decay`), nor
+# judge.window (a shorter window turns a follow into an ignore, which demotes).
+PROJECT_NARROW: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "learning": {"dedup_threshold": "up", "related_threshold": "up"},
+    "judge": {"enabled": "off"},
+    "ranking": {"llm_candidates": "down"},
+    "context": {
+        "token_budget": "down",
+        "session_token_budget": "down",
+        "max_per_group": "down",
+        "auto_write": "off",
+        "write": ("never", "existing", "always"),
+    },
+    "distill": {"min_sessions": "up", "min_group": "up", "alpha": "down", "min_effect": "up"},
+    "patterns": {"learn_rate": "down"},
 }
 
 
 def project_may_set(section: str, key: str) -> bool:
-    """May an untrusted project's config file set ``section.key``?"""
-    return key in PROJECT_SAFE.get(section, frozenset())
+    """May an untrusted project's config file set ``section.key`` (perhaps only
+    narrowing it: :func:`narrows`)?"""
+    return key in PROJECT_SAFE.get(section, frozenset()) or key in PROJECT_NARROW.get(section, {})
+
+
+def narrows(section: str, key: str, current: Any, value: Any) -> bool:
+    """Is an untrusted project's ``value`` for ``section.key`` one it may apply,
+    given the ``current`` value (defaults, then the user's file)? Always true
+    for a :data:`PROJECT_SAFE` key, never for a key that needs trust."""
+    if key in PROJECT_SAFE.get(section, frozenset()):
+        return True
+    rule = PROJECT_NARROW.get(section, {}).get(key)
+    if rule is None:
+        return False
+    if rule == "up":
+        return bool(value >= current)
+    if rule == "down":  # never below zero: a negative rate or budget is not "less", it inverts
+        return bool(0 <= value <= current)
+    if rule == "off":
+        return value is False or value == current
+    order = list(rule)
+    value = value.lower() if isinstance(value, str) else value
+    current = current.lower() if isinstance(current, str) else current
+    if value not in order:
+        return False
+    return current not in order or order.index(value) <= order.index(current)
 
 
 def defaults() -> dict[str, dict[str, Any]]:
@@ -236,6 +285,11 @@ def _merge_file(config: dict[str, dict[str, Any]], path: Path, ignored: list[str
             ):
                 ignored.append(f"{section}.{key}")
                 continue
+            if ignored is not None and key in SCHEMA[section] and section != "plugins":
+                coerced = _coerce(section, key, value, str(path))
+                if not narrows(section, key, config[section][key], coerced):
+                    ignored.append(f"{section}.{key}")  # it would widen what the user set: only narrowing
+                    continue
             if section == "plugins" and key not in SCHEMA[section]:
                 # plugins.<name>: a plugin's own settings (ctx.plugin_config(name)), not checked here.
                 if value is not None and not isinstance(value, dict):
@@ -286,7 +340,9 @@ class Config:
             return []
         why = "it changed since you trusted it" if self.project_trust == "changed" else "this project is not trusted"
         return [
-            f"twiceshy: ignored {', '.join(self.ignored)} from {self.project_file} ({why}); "
+            f"twiceshy: ignored {', '.join(self.ignored)} from {self.project_file} ({why}; untrusted, a project "
+            "may only narrow: stricter thresholds, fewer writes — never what is forgotten, promoted or moved, "
+            "nor where data goes); "
             f"if you wrote that file, run `twiceshy trust {self.project_file.parent if self.project_file else '.'}`"
         ]
 

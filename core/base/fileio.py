@@ -6,6 +6,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import IO
 
 
 def _umask_mode() -> int:
@@ -52,4 +53,17 @@ def write_atomic(path: Path, data: str | bytes, private: bool = False, durable: 
             os.unlink(tmp)
         except OSError:
             pass
+        raise
+
+
+def open_private(path: Path, mode: str = "a+") -> IO[str]:
+    """Open (creating it 0600, whatever the umask) a file of our own, e.g. a lock file."""
+    flags = os.O_CREAT | (os.O_RDWR if "+" in mode else os.O_WRONLY) | (os.O_APPEND if "a" in mode else 0)
+    fd = os.open(path, flags, 0o600)
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, 0o600)  # a file an older version left 0644
+        return os.fdopen(fd, mode, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
         raise

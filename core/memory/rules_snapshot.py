@@ -38,6 +38,7 @@ from typing import Any
 
 from twiceshy.base.locking import fcntl
 from twiceshy.base.types import Experience
+from twiceshy.lesson.evidence import lesson_advice
 
 VERSION = 1
 FILE_NAME = "rules.json"
@@ -67,7 +68,7 @@ def snapshot_path(home: str | Path | None = None) -> Path:
 
 def rule_reason(exp: Experience, signature: dict[str, Any] | None) -> str:
     """The deny reason the client prints for ``exp``: the lesson, and the fix when the signature names one."""
-    lines = [DENY_HEADER, f"- {exp.text} ({exp.evidence()})"]
+    lines = [DENY_HEADER, f"- {lesson_advice(exp)} ({exp.evidence()})"]
     fix = (signature or {}).get("fix")
     if isinstance(fix, str) and fix.strip():
         lines.append(f"  Instead: {fix.strip()}")
