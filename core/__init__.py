@@ -1,6 +1,11 @@
 """twiceshy: once bitten, twice shy — a memory of their own mistakes for AI coding agents."""
 
-from typing import Any
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is the cost avoided here
+
+if TYPE_CHECKING:  # typing costs ~4 ms: `twiceshy hook` (the hook command on PATH) imports this package
+    from typing import Any
 
 __version__ = "0.1.0"
 

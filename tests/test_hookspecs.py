@@ -51,7 +51,7 @@ def test_every_hookspec_has_an_implementation() -> None:
 
 def test_every_agent_plugin_implements_every_adapter_hook() -> None:
     pm = make_manager(load_entry_points=False)
-    agents = ("claude-code", "codex", "gemini", "cursor", "opencode", "copilot")
+    agents = ("claude-code", "codex", "gemini", "cursor", "opencode", "copilot", "qwen-code", "droid")
     assert set(agent_names(pm)) == set(agents)
     for agent in agents:
         plugin = pm.get_plugin(agent)

@@ -21,6 +21,7 @@ from typing import Any
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.faults import fault_point
 from twiceshy.base.types import CoreEvent, Decision, NativeOutput
+from twiceshy.engine import sweep
 from twiceshy.engine.context import EngineContext
 from twiceshy.plugin.guard import raise_in_tests
 from twiceshy.plugin.manager import call_each
@@ -71,6 +72,7 @@ def _decisions(answers: list[Any]) -> list[Decision]:
 
 def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
     """Run the lifecycle hooks for one parsed event; return what to tell the agent."""
+    sweep.note(ctx, event)  # no session is lost: the engine remembers who has something to learn
     if event.kind == "pre_tool":
         merged = Decision.merge(_decisions(call_each(ctx.pm, "pre_tool", event=event, ctx=ctx)))
         # Issue 16 delivery: a warning becomes a one-time hold (deny once, the identical
@@ -80,6 +82,8 @@ def handle_event(ctx: EngineContext, event: CoreEvent) -> Decision:
         call_each(ctx.pm, "post_tool", event=event, ctx=ctx)
         return Decision.allow()
     if event.kind in ("session_start", "prompt"):
+        if event.kind == "session_start":
+            sweep.at_session_start(ctx, event)  # the project's sessions that never ended, first
         texts = [t for t in call_each(ctx.pm, "session_start", event=event, ctx=ctx) if isinstance(t, str) and t]
         return Decision(action="allow", context="\n\n".join(texts))
     if event.kind in ("session_end", "stop"):
@@ -106,7 +110,13 @@ def read_transcript(ctx: EngineContext, event: CoreEvent) -> list[Any]:
 
 def run_session_end(ctx: EngineContext, event: CoreEvent) -> int:
     """Extract (``session_end``), store (``store_lessons``), then ``session_learned``.
-    Returns how many lessons the session taught (new or seen again)."""
+    Returns how many lessons the session taught (new or seen again). One pass per session
+    at a time, its own end or a sweep of it (:func:`twiceshy.engine.sweep.learning`)."""
+    with sweep.learning(ctx, event):
+        return _session_end_pass(ctx, event)
+
+
+def _session_end_pass(ctx: EngineContext, event: CoreEvent) -> int:
     transcript = read_transcript(ctx, event)
     pooled = []
     for result in call_each(ctx.pm, "session_end", event=event, ctx=ctx, transcript=transcript):

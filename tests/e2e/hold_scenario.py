@@ -19,8 +19,9 @@ Sessions, each a separate headless CLI run (a new agent session):
    **rule** — the mistake is denied; the fix, ``--help`` and another
    environment pass.
 
-Finally ``twiceshy stats`` must count one mistake avoided (session 2) and one
-ignored hold (session 3), two holds and one rule deny.
+Finally ``twiceshy stats`` must count two mistakes avoided (session 2's hold and
+session 4's deny, each followed by the fix) and one ignored hold (session 3),
+two holds and one rule deny.
 
 The engine is stopped after each session (that drains its session-end work
 and flushes the event log) and started before the next, as a user's machine
@@ -29,18 +30,21 @@ would between sessions.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .conftest import Twiceshy, base_env, require_cli, stop_engine
-from .drivers import run_claude, run_codex, run_gemini
+from .drivers import run_claude, run_codex, run_droid, run_gemini, run_qwen
 from .fake_anthropic import FakeAnthropic, TextStep, ToolStep
 from .fake_base import FakeServer
+from .fake_chat import FakeChat
 from .fake_gemini import SHELL_TOOL, FakeGemini
 from .fake_openai import FakeResponses
 from .scenario import wait_for_event
@@ -73,6 +77,10 @@ class AgentSpec:
     make_server: Callable[[list[Any]], FakeServer]
     step: Callable[[str], ToolStep]
     driver: Callable[[str, Path, Path, FakeServer], subprocess.CompletedProcess[str]]
+    end_event: str = "SessionEnd"  # the last hook a session sends (qwen -p sends no SessionEnd)
+    # Does a failed tool call reach a hook? Droid fires PostToolUse only for a call that
+    # succeeded, so a held call the model ran anyway (and that failed) is never seen: unclear.
+    failed_call_hook: bool = True
 
 
 SPECS: dict[str, AgentSpec] = {
@@ -99,6 +107,24 @@ SPECS: dict[str, AgentSpec] = {
         lambda steps: FakeGemini(steps=steps),
         lambda cmd: ToolStep(SHELL_TOOL, {"command": cmd, "description": "run it"}),
         run_gemini,
+    ),
+    "qwen-code": AgentSpec(
+        "qwen",
+        "qwen-code",
+        "PreToolUse",
+        lambda steps: FakeChat(steps=steps),
+        lambda cmd: ToolStep("run_shell_command", {"command": cmd, "description": "run it", "is_background": False}),
+        run_qwen,
+        end_event="Stop",
+    ),
+    "droid": AgentSpec(
+        "droid",
+        "droid",
+        "PreToolUse",
+        lambda steps: FakeChat(steps=steps),
+        lambda cmd: ToolStep("Execute", {"command": cmd}),
+        run_droid,
+        failed_call_hook=False,
     ),
 }
 
@@ -128,6 +154,25 @@ class HoldOutcome:
     lesson_id: str = ""
     promote: subprocess.CompletedProcess[str] | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def cli_environ(env: dict[str, str]) -> Iterator[None]:
+    """The scenario's ``TWICESHY_*`` settings in this process's environment while a driver runs,
+    so the CLI (``base_env``) and the hooks it spawns use the scenario's data dir: a project
+    install writes ``twiceshy hook AGENT EVENT``, which finds the data dir from the environment
+    (only Claude Code has a per-machine settings file that could name it)."""
+    keys = [k for k in env if k.startswith("TWICESHY_")]
+    saved = {k: os.environ.get(k) for k in keys}
+    os.environ.update({k: env[k] for k in keys})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _events(home: Path) -> list[dict[str, Any]]:
@@ -186,10 +231,10 @@ def run_hold_scenario(spec: AgentSpec, tmp: Path, warn: str | None = None) -> Ho
         steps: list[Any] = [spec.step(c) for c in commands] + [TextStep("done")]
         server = spec.make_server(steps)
         ts("engine", "start")
-        with server:
+        with server, cli_environ(env):
             proc = spec.driver(PROMPT, project, agent_home, server)
         # Gemini does not wait for its SessionEnd hook: let it reach the engine first.
-        wait_for_event(home / "events.jsonl", '"SessionEnd"', timeout_s=60)
+        wait_for_event(home / "events.jsonl", f'"{spec.end_event}"', timeout_s=60)
         ts("engine", "stop")  # drains session-end work, flushes the event log
         events = _events(home)
         mine = [e for e in events[seen_events:] if e.get("agent") == spec.agent and e.get("path") != "background"]
@@ -223,7 +268,7 @@ def run_hold_scenario(spec: AgentSpec, tmp: Path, warn: str | None = None) -> Ho
         while True:
             out.stats = json.loads(ts("stats", "--json", "--since", "all", cwd=project).stdout)
             outcomes = out.stats.get("outcomes", {})
-            if outcomes.get("avoided", 0) + outcomes.get("ignored", 0) >= 2 or time.monotonic() > deadline:
+            if sum((outcomes.get("holds") or {}).values()) >= 3 or time.monotonic() > deadline:  # all judged
                 break
             time.sleep(1.0)
     finally:
@@ -236,6 +281,8 @@ def _is_call(element: Any) -> bool:
     if not isinstance(element, dict):
         return False
     if element.get("type") == "function_call":  # OpenAI Responses (Codex)
+        return True
+    if element.get("role") == "assistant" and element.get("tool_calls"):  # OpenAI chat (Qwen Code, Droid)
         return True
     if element.get("role") == "assistant" and isinstance(element.get("content"), list):  # Anthropic
         return any(isinstance(b, dict) and b.get("type") == "tool_use" for b in element["content"])

@@ -100,7 +100,7 @@ def test_install_wrote_our_hook_file(outcome: Outcome) -> None:
     assert data["version"] == 1 and set(data["hooks"]) == set(EVENTS)
     for event, items in data["hooks"].items():
         assert [i["type"] for i in items] == ["command"] and items[0]["timeoutSec"] > 0
-        assert "hooks/client.py" in items[0]["command"] and items[0]["command"].endswith(f" {AGENT} {event}")
+        assert items[0]["command"] == f"twiceshy hook {AGENT} {event}"  # committed: no path of this machine
 
 
 def test_real_cli_invoked_our_hook_for_every_lifecycle_event(outcome: Outcome) -> None:

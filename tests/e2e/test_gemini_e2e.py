@@ -67,7 +67,7 @@ def test_install_wired_the_hook_client_into_project_settings(outcome: Outcome) -
     assert {"BeforeTool", "AfterTool", "SessionEnd"} <= set(hooks)
     for ev, entries in hooks.items():
         cmds = [h for e in entries for h in e["hooks"]]
-        assert cmds and all("hooks/client.py" in h["command"] and h["command"].endswith(f" {AGENT} {ev}") for h in cmds)
+        assert [h["command"] for h in cmds] == [f"twiceshy hook {AGENT} {ev}"], cmds
         assert all(h["timeout"] >= 1000 for h in cmds), cmds  # milliseconds, not seconds
 
 

@@ -1,4 +1,4 @@
-"""Issue 16, end to end with the real claude-code, codex and gemini CLIs: a
+"""Issue 16, end to end with the real claude-code, codex, gemini, qwen and droid CLIs: a
 mistake learned in one session is held before it runs in the next, the model
 gets the fix, the fix runs unwarned, a rule denies only the mistake, and
 ``twiceshy stats`` counts a mistake avoided only when it was.
@@ -6,7 +6,7 @@ gets the fix, the fix runs unwarned, a rule denies only the mistake, and
 The sessions are described in ``tests/e2e/hold_scenario.py``; each agent runs
 them once (module-scoped, ~1-2 minutes per agent on 2 cores) and every test
 asserts one thing about the recorded outcome. ``-k claude`` / ``-k codex`` /
-``-k gemini`` runs one agent.
+``-k gemini`` / ``-k qwen`` / ``-k droid`` runs one agent.
 """
 
 from __future__ import annotations
@@ -56,7 +56,11 @@ def test_session_one_learns_from_error_then_fix(outcome: HoldOutcome) -> None:
     learn = outcome.sessions["learn"]
     assert learn.proc.returncode == 0, learn.proc.stderr[-3000:]
     assert learn.ran == [MISTAKE, FIX]  # the mistake really failed, the fix really ran
-    assert ERROR in _added(learn, 1)
+    added = _added(learn, 1)
+    # Qwen 0.24.4 finishes a one-shot shell call on the child's "exit", not "close": on a busy box
+    # the stderr of a command that fails at once can be lost ("Output: (empty)"); the failure is not.
+    lost = outcome.spec.cli == "qwen" and "Output: (empty)" in added and "Exit Code: 1" in added
+    assert ERROR in added or lost, added[-2000:]
     lesson = deploy_lesson(outcome.lessons_after_learn)
     assert lesson is not None, [(e.get("tier"), e.get("text")) for e in outcome.lessons_after_learn]
     assert lesson.get("project"), lesson  # scoped to the project it came from
@@ -109,7 +113,11 @@ def test_stats_count_the_avoided_mistake_only_when_it_was_avoided(outcome: HoldO
     _session(outcome, "rule")
     outcomes = outcome.stats.get("outcomes")
     assert outcomes is not None, json.dumps(outcome.stats)[:2000]
-    # Session 2 avoided it; session 3 held it but the model ran it anyway; session 4's rule denied it.
+    # Session 2 avoided it (held, then the fix); session 3 held it but the model ran it anyway;
+    # session 4's rule denied it and the fix ran: a rule's deny is a mistake avoided too (7e98c11).
     assert (outcomes["held"], outcomes["denied"]) == (2, 1), outcomes
-    assert (outcomes["avoided"], outcomes["ignored"]) == (1, 1), outcomes
-    assert outcome.stats["mistakes_avoided"] == 1
+    # Droid fires no hook for a failed call: session 3's ignored hold is never seen, so unclear.
+    ignored, unclear = (1, 0) if outcome.spec.failed_call_hook else (0, 1)
+    assert (outcomes["avoided"], outcomes["ignored"]) == (2, ignored), outcomes
+    assert outcomes["holds"] == {"avoided": 2, "ignored": ignored, "overridden": 0, "false_hold": 0, "unclear": unclear}
+    assert outcome.stats["mistakes_avoided"] == 2

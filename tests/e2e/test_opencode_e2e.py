@@ -113,10 +113,10 @@ def _results(turn: dict) -> list[str]:
 
 def test_install_listed_our_plugin_with_the_hook_commands(outcome: Outcome) -> None:
     entries = json.loads(outcome.settings_text)["plugin"]
-    assert len(entries) == 1 and entries[0][0].startswith("file://") and entries[0][0].endswith("/opencode/twiceshy.js")
+    assert len(entries) == 1 and entries[0][0] == "./.opencode/twiceshy.js"  # the project's committed copy
     hooks = entries[0][1]["hooks"]
     assert set(hooks) == set(EVENTS)
-    assert all("hooks/client.py" in h["command"] and h["command"].endswith(f" {AGENT} {ev}") for ev, h in hooks.items())
+    assert all(h["command"] == f"twiceshy hook {AGENT} {ev}" for ev, h in hooks.items())
 
 
 def test_real_cli_ran_our_plugin_for_every_lifecycle_event(outcome: Outcome) -> None:
