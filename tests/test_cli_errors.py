@@ -90,7 +90,26 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("decay-days", ["decay", "--days", "-5"], ("--days",)),
     ("engine-sub", ["engine", "nope"], ("nope",)),
     ("unknown-command", ["nope"], ("nope",)),
-]
+    # issue 30: silent nonsense is refused, not stored or created
+    ("learn-empty", ["learn", ""], ("TEXT", "empty")),
+    ("learn-blank", ["learn", "   "], ("TEXT", "empty")),
+    ("learn-blank-trigger", ["learn", "pin the lockfile", "--trigger", " \t"], ("--trigger", "empty")),
+    ("learn-empty-trigger", ["learn", "pin the lockfile", "--trigger", ""], ("--trigger", "empty")),
+    ("learn-blank-tag", ["learn", "pin the lockfile", "--tag", " "], ("--tag", "empty")),
+    ("search-empty", ["search", "  "], ("empty",)),
+    ("show-blank", ["show", " "], ("EXP_ID", "empty")),
+    ("forget-blank", ["forget", ""], ("EXP_ID", "empty")),
+    ("observe-empty", ["observe", ""], ("empty",)),
+    ("install-project-dir", ["install", "--agent", "claude-code", "--scope", "project", "--project-dir",
+                             "{missing}"], ("--project-dir", "no-such", "does not exist")),
+    ("install-project-dir-file", ["install", "--agent", "codex", "--scope", "project", "--project-dir",
+                                  "{bad_json}"], ("--project-dir", "bad.json")),
+    ("uninstall-project-dir", ["uninstall", "--agent", "all", "--scope", "project", "--project-dir", "{missing}"],
+     ("--project-dir", "no-such")),
+    ("install-transport", ["install", "--agent", "codex", "--transport", "http"], ("codex", "HTTP")),
+    ("install-scope", ["install", "--agent", "codex", "--scope", "global"], ("--scope", "global")),
+    ("hook-missing-event", ["hook", "claude-code"], ("NATIVE_EVENT",)),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("name", "args", "needles"), CASES, ids=[c[0] for c in CASES])
@@ -99,6 +118,9 @@ def test_bad_input_is_one_clean_error(
 ) -> None:
     args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
     assert_clean_error(run(args, tmp_path), *needles)
+    assert not files["missing"].exists()  # nothing created where a path did not exist
+    listed = run(["list", "--json"], tmp_path) if (Path(os.environ["TWICESHY_HOME"]) / "store").exists() else None
+    assert listed is None or json.loads(listed.stdout or "[]") == []  # no lesson stored by a refused command
 
 
 @pytest.mark.parametrize("command", [["list"], ["stats"], ["search", "x"], ["export"], ["backup"], ["review"]])

@@ -284,14 +284,29 @@ def test_install_into_a_real_file_and_uninstall(pm, tmp_path: Path):
     assert first.changed and first.created and first.path == path
     data = json.loads(path.read_text())
     assert data["version"] == 1 and set(data["hooks"]) == set(settings.EVENTS)
-    assert all(item["command"].endswith(f" copilot {ev}") for ev, items in data["hooks"].items() for item in items)
+    assert all(
+        item["command"] == f"twiceshy hook copilot {ev}" for ev, items in data["hooks"].items() for item in items
+    )
     again = inst.install(pm, AGENT, scope="project", project_dir=project)
     assert not again.changed and inst.backups_of(path) == []
     removed = inst.uninstall(pm, AGENT, scope="project", project_dir=project)
     assert removed.changed and set(removed.events) == set(settings.EVENTS)
-    # A valid no-op hook file (Copilot logs an error for one without "hooks").
-    assert json.loads(path.read_text()) == {"version": 1, "hooks": {}}
+    # The hook file was ours: it goes, and so do the folders made for it (issue 30).
+    assert removed.removed_files == [path] and not path.exists()
+    assert removed.removed_dirs == [project / ".github" / "hooks", project / ".github", project]
     assert not inst.uninstall(pm, AGENT, scope="project", project_dir=project).changed
+
+
+def test_uninstall_keeps_a_hook_file_the_user_had(pm, tmp_path: Path):
+    project = tmp_path / "proj"
+    path = project / ".github" / "hooks" / "twiceshy.json"
+    path.parent.mkdir(parents=True)
+    mine = '{"version": 1, "hooks": {}}\n'  # theirs, already there (a no-op file)
+    path.write_text(mine)
+    inst.install(pm, AGENT, scope="project", project_dir=project)
+    assert "twiceshy hook copilot preToolUse" in path.read_text()
+    inst.uninstall(pm, AGENT, scope="project", project_dir=project)
+    assert path.read_text() == mine and sorted(p.name for p in path.parent.iterdir()) == ["twiceshy.json"]
 
 
 def test_settings_and_context_paths(tmp_path: Path, copilot_home: Path):

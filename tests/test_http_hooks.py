@@ -191,11 +191,13 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 
 def test_install_writes_http_hooks_and_keeps_the_token_out_of_the_project_settings(engine: dict[str, Any]) -> None:
+    """The http transport is this machine's (its port, its token): for a project all of this
+    machine's hooks go to .claude/settings.local.json; the committed settings.json is not written."""
     config = engine["config"]
     project = engine["tmp"] / "proj"
-    settings_text = (project / ".claude" / "settings.json").read_text()
-    assert config.token not in settings_text  # the repo's file names the variable, never the value
-    settings = json.loads(settings_text)
+    assert not (project / ".claude" / "settings.json").exists()
+    local = project / ".claude" / "settings.local.json"
+    settings = json.loads(local.read_text())
     ours = http_hooks.our_http_hooks(settings)
     assert sorted(ours) == ["PostToolUse", "PostToolUseFailure", "PreToolUse"]
     item = ours["PreToolUse"][0]
@@ -205,8 +207,7 @@ def test_install_writes_http_hooks_and_keeps_the_token_out_of_the_project_settin
     # The other events stay command hooks (SessionStart starts the engine and waits for it).
     commands = {ev for ev, groups in settings["hooks"].items() for g in groups for h in g["hooks"] if "command" in h}
     assert commands == {"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"}
-    local = project / ".claude" / "settings.local.json"
-    assert json.loads(local.read_text()) == {"env": {config.env_var: config.token}}
+    assert settings["env"] == {config.env_var: config.token, "TWICESHY_HOME": str(engine["home"])}
     assert local.stat().st_mode & 0o077 == 0
     assert http_hooks.config_path(engine["home"]).stat().st_mode & 0o077 == 0
 
@@ -365,25 +366,39 @@ def test_while_the_engine_loads_a_rule_is_enforced_from_the_snapshot(tmp_path: P
 def test_switching_back_to_command_and_uninstalling_remove_every_trace(tmp_path: Path) -> None:
     home, project = tmp_path / "tshome", tmp_path / "proj"
     (project / ".git" / "info").mkdir(parents=True)
+    (project / ".git" / "info" / "exclude").write_text("# git's own\n")
     env = env_for(home, CLAUDE_CONFIG_DIR=str(tmp_path / "cc"))
     args = ("--agent", "claude-code", "--scope", "project", "--project-dir", str(project))
     settings, local = project / ".claude" / "settings.json", project / ".claude" / "settings.local.json"
     out = cli(env, "install", *args, "--transport", "http").stdout
-    assert "token in" in out and local.exists()
+    assert "token in" in out and local.exists() and not settings.exists()
     exclude = (project / ".git" / "info" / "exclude").read_text()
-    assert "/.claude/settings.local.json*" in exclude.splitlines()  # its backups hold the token too
-    first = settings.read_text()
+    assert "/.claude/settings.local.json*" in exclude.splitlines()
+    first = local.read_text()
     assert "already installed" in cli(env, "install", *args, "--transport", "http").stdout
-    assert settings.read_text() == first  # idempotent
-    cli(env, "install", *args)  # back to command hooks
+    assert local.read_text() == first  # idempotent
+    cli(env, "install", *args)  # back to command hooks: the committed file gets the portable ones
     data = json.loads(settings.read_text())
     assert http_hooks.our_http_hooks(data) == {}
-    assert all("command" in h for groups in data["hooks"].values() for g in groups for h in g["hooks"])
-    assert not local.exists()  # we created it for the token; nothing else was in it
-    cli(env, "install", *args, "--transport", "http")
+    assert all(
+        h["command"].startswith("twiceshy hook ")
+        for groups in data["hooks"].values()
+        for g in groups
+        for h in g["hooks"]
+    )
+    local_data = json.loads(local.read_text())  # only this machine's data dir is left in it
+    assert local_data == {"env": {"TWICESHY_HOME": str(home)}}
+    # http beside committed hooks would run every tool hook twice: refused, nothing written
+    refused = subprocess.run(
+        [sys.executable, "-m", "twiceshy", "install", *args, "--transport", "http"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "twice" in refused.stderr and "--force" in refused.stderr
+    assert json.loads(local.read_text()) == local_data
     out = cli(env, "uninstall", *args).stdout
     assert "PreToolUse" in out
-    assert not settings.exists() and not local.exists()
+    assert not settings.exists() and not local.exists() and not (project / ".claude").exists()
+    assert (project / ".git" / "info" / "exclude").read_text() == "# git's own\n"
 
 
 def test_user_scope_keeps_the_token_in_the_user_settings_env(tmp_path: Path) -> None:
@@ -440,7 +455,9 @@ def test_doctor_checks_the_listener_answers_with_the_token(engine: dict[str, Any
     local = project / ".claude" / "settings.local.json"
     saved = local.read_text()
     try:
-        local.write_text(json.dumps({"env": {engine["config"].env_var: "0" * 64}}))
+        wrong = json.loads(saved)
+        wrong["env"][engine["config"].env_var] = "0" * 64
+        local.write_text(json.dumps(wrong))
         checks = _doctor_http(env, project)
         assert checks[0]["level"] == "fail" and "401" in checks[0]["detail"], checks
     finally:

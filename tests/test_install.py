@@ -48,7 +48,12 @@ def settings_of(project: Path) -> Path:
 
 
 def backups(path: Path) -> list[Path]:
-    return sorted(path.parent.glob(path.name + ".twiceshy-backup-*"))
+    """Our backups of ``path``: in the data dir, never beside it (that would be an untracked file)."""
+    assert not list(path.parent.glob(path.name + ".twiceshy-backup-*"))
+    assert not [p for p in path.parent.iterdir() if "backup" in p.name]
+    found = sorted(inst.backups_of(path))
+    assert all(str(p).startswith(str(inst.data_dir())) for p in found)
+    return found
 
 
 def our_items(data: dict, event: str) -> list[dict]:
@@ -91,7 +96,11 @@ def test_is_our_command():
         "/usr/bin/python3 -I -S /x/site-packages/twiceshy/hooks/client.py --home /h claude-code Stop"
     )
     assert not inst.is_our_command("python3 /somewhere/hooks/client.py Stop")  # not twiceshy
-    assert not inst.is_our_command("twiceshy hook claude-code Stop")  # not the client
+    assert inst.is_our_command("twiceshy hook claude-code Stop")  # the portable command of a committed file
+    assert inst.is_our_command("/home/me/.local/bin/twiceshy hook codex PreToolUse")
+    assert not inst.is_our_command("twiceshy hook claude-code Stop; curl evil")  # not only ours
+    assert not inst.is_our_command("echo twiceshy hook claude-code Stop")
+    assert not inst.is_our_command("twiceshy learn claude-code Stop")
     assert not inst.is_our_command(None)
     assert not inst.is_our_command(42)
 
@@ -111,13 +120,13 @@ def test_install_keeps_user_entries_and_keys(pm, project: Path):
     for event in EVENTS:
         items = our_items(data, event)
         assert len(items) == 1, event
-        assert shlex.split(items[0]["command"])[-2:] == ["claude-code", event]
+        assert items[0]["command"] == f"twiceshy hook claude-code {event}"  # no path of this machine
         assert items[0]["type"] == "command" and items[0]["timeout"] == 10
     pre = [g for g in data["hooks"]["PreToolUse"] if our_items({"hooks": {"x": [g]}}, "x")]
     assert pre[0]["matcher"] == CLAUDE_TOOL_MATCHER
     assert "matcher" not in [g for g in data["hooks"]["SessionEnd"]][0]
-    # A backup of the original sits next to the file.
-    assert result.backup is not None and result.backup.parent == path.parent
+    # A backup of the original, in the data dir (next to the file it would be an untracked file).
+    assert result.backup is not None and result.backup.parent.parent == inst.data_dir() / "settings-backups"
     assert result.backup.read_text(encoding="utf-8") == USER_SETTINGS
     assert backups(path) == [result.backup]
 
@@ -133,15 +142,37 @@ def test_second_install_is_a_no_op(pm, project: Path):
     assert len(backups(path)) == 1
 
 
-def test_reinstall_updates_stale_entry_in_place(pm, project: Path):
+def test_reinstall_updates_stale_entry_in_place(pm, project: Path, tmp_path: Path):
     path = settings_of(project)
-    inst.install(pm, "claude-code", scope="project", project_dir=project, python="/old/python")
-    result = inst.install(pm, "claude-code", scope="project", project_dir=project, python="/new/python")
+    # What an older twiceshy wrote into a project: absolute paths of that machine.
+    old = inst.merge_matcher_hooks(
+        json.loads(USER_SETTINGS),
+        __import__("twiceshy.plugins.claude_code.settings", fromlist=["x"]).HOOK_SPECS,
+        lambda ev: inst.hook_command("claude-code", ev, python="/old/python"),
+    )
+    path.write_text(json.dumps(old, indent=4) + "\n", encoding="utf-8")
+    result = inst.install(pm, "claude-code", scope="project", project_dir=project)
     assert result.changed
     data = json.loads(path.read_text(encoding="utf-8"))
     for event in EVENTS:
         items = our_items(data, event)
-        assert len(items) == 1 and items[0]["command"].startswith("/new/python "), event
+        assert len(items) == 1 and items[0]["command"] == f"twiceshy hook claude-code {event}", event
+    assert "/old/python" not in path.read_text(encoding="utf-8")
+    # User scope names this machine's interpreter; a new one rewrites our entries in place.
+    home = tmp_path / "claude-home"
+    user = home / "settings.json"
+    os.environ["CLAUDE_CONFIG_DIR"] = str(home)
+    try:
+        inst.uninstall(pm, "claude-code", scope="project", project_dir=project)
+        inst.install(pm, "claude-code", scope="user", project_dir=project, python="/old/python")
+        assert inst.install(pm, "claude-code", scope="user", project_dir=project, python="/new/python").changed
+        user_data = json.loads(user.read_text(encoding="utf-8"))
+        for event in EVENTS:
+            items = our_items(user_data, event)
+            assert len(items) == 1 and items[0]["command"].startswith("/new/python "), event
+    finally:
+        del os.environ["CLAUDE_CONFIG_DIR"]
+        inst.install(pm, "claude-code", scope="project", project_dir=project, force=True)
     # still after the user's group, not duplicated
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "echo user-hook"
     assert len(data["hooks"]["PreToolUse"]) == 2
@@ -178,9 +209,13 @@ def test_uninstall_after_install_into_new_file_removes_it(pm, tmp_path: Path):
     proj.mkdir()
     result = inst.install(pm, "claude-code", scope="project", project_dir=proj)
     assert result.created and result.backup is None
+    local = proj / ".claude" / "settings.local.json"  # TWICESHY_HOME (the tests' own) is this machine's
+    assert json.loads(local.read_text(encoding="utf-8")) == {"env": {"TWICESHY_HOME": os.environ["TWICESHY_HOME"]}}
     removed = inst.uninstall(pm, "claude-code", scope="project", project_dir=proj)
-    assert not settings_of(proj).exists()
-    assert removed.removed_files == [settings_of(proj)]
+    assert not settings_of(proj).exists() and not local.exists()
+    assert sorted(removed.removed_files) == sorted([settings_of(proj), local])
+    assert removed.removed_dirs == [proj / ".claude"]  # the folder install made for them, empty now
+    assert list(proj.iterdir()) == []
 
 
 def test_uninstall_without_file_creates_nothing(pm, tmp_path: Path):

@@ -22,6 +22,14 @@ def _ctx(project_dir: Path | None = None):
         raise click.ClickException(str(exc)) from None
 
 
+def _required_text(value: str, hint: str, example: str) -> str:
+    """``value`` stripped; an empty or blank one is a usage error (exit 2), never a stored lesson."""
+    stripped = value.strip()
+    if not stripped:
+        raise click.BadParameter(f"must not be empty or blank (give {example})", param_hint=hint)
+    return stripped
+
+
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     @cli.command()
@@ -36,10 +44,15 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--project", "scope_project", is_flag=True, help="Scope to the current project (default: global).")
     @click.option("--tag", "tags", multiple=True, help="Language/domain tag; repeatable.")
     def learn(text: str, trigger: str | None, tier: str, scope_project: bool, tags: tuple[str, ...]) -> None:
-        """Store a lesson by hand."""
+        """Store a lesson by hand (a rule blocks the matching call every time)."""
         from twiceshy.base.project import fingerprint
         from twiceshy.base.types import Tier
         from twiceshy.learning.ingest import store_lesson
+
+        text = _required_text(text, "TEXT", "the lesson, e.g. 'Run the tests before pushing'")
+        if trigger is not None:
+            trigger = _required_text(trigger, "--trigger", "the action it warns about, e.g. 'git push'")
+        tags = tuple(_required_text(tag, "--tag", "a word such as python") for tag in tags)
 
         try:
             tier_value = Tier.parse(tier)
@@ -124,6 +137,7 @@ def register_commands(cli: click.Group) -> None:
     @click.argument("exp_id")
     def show(exp_id: str) -> None:
         """Show one lesson with its edges."""
+        exp_id = _required_text(exp_id, "EXP_ID", "a lesson id from `twiceshy list`")
         ctx = _ctx()
         exp = ctx.store.get(exp_id)
         if exp is None:
@@ -140,6 +154,7 @@ def register_commands(cli: click.Group) -> None:
         """Delete one lesson."""
         from twiceshy.ops.manage import NoSuchLesson, forget_lesson
 
+        exp_id = _required_text(exp_id, "EXP_ID", "a lesson id from `twiceshy list`")
         ctx = _ctx()
         try:
             forget_lesson(ctx, exp_id)  # the dashboard's forget is the same call
@@ -175,9 +190,17 @@ def register_commands(cli: click.Group) -> None:
     @cli.command()
     @click.argument("agent")
     @click.argument("native_event")
-    def hook(agent: str, native_event: str) -> None:
-        """Run one hook in this process (payload on stdin). Debugging and fallback path;
-        agents normally call hooks/client.py, which talks to the resident engine."""
+    @click.option(
+        "--in-process",
+        is_flag=True,
+        help="Dispatch here, importing the core (what `python -m twiceshy hook` always does).",
+    )
+    def hook(agent: str, native_event: str, in_process: bool) -> None:
+        """Run one hook: the payload on stdin, the agent's answer on stdout.
+
+        `twiceshy hook AGENT EVENT` from PATH is the command a project's committed settings
+        name: it runs the stdlib hook client, which asks the resident engine. With --in-process
+        (or as `python -m twiceshy hook`) the hook is dispatched in this process instead."""
         from twiceshy.base.errorlog import record_error
         from twiceshy.engine.dispatch import FAIL_OPEN, handle_hook
 

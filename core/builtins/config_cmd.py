@@ -62,8 +62,10 @@ def effective(project_dir: Path) -> list[dict[str, Any]]:
             if isinstance(user.get(section), dict) and key in user[section]:
                 source = f"user file {user_config_file()}"
             if isinstance(project.get(section), dict) and key in project[section]:
-                if trusted or project_may_set(section, key):
+                if trusted or (project_may_set(section, key) and f"{section}.{key}" not in config.ignored):
                     source = f"project file {config.project_file}" + (" (trusted)" if trusted else "")
+                elif project_may_set(section, key):
+                    note = f"ignored from {config.project_file} (untrusted, it may only narrow this: `twiceshy trust`)"
                 else:
                     note = f"ignored from {config.project_file} (project not trusted: `twiceshy trust`)"
             env = f"TWICESHY_{section.upper()}__{key.upper()}"
@@ -124,7 +126,7 @@ def register_commands(cli: click.Group) -> None:
     def set_cmd(key: str, value: str, project: bool) -> None:
         """Set KEY (section.key, e.g. llm.model) to VALUE."""
         import yaml
-        from twiceshy.base.config import SCHEMA, ConfigError, _coerce, project_may_set
+        from twiceshy.base.config import PROJECT_NARROW, SCHEMA, ConfigError, _coerce, project_may_set
         from twiceshy.base.fileio import write_atomic
         from twiceshy.base.paths import ensure_private_dir
 
@@ -147,23 +149,32 @@ def register_commands(cli: click.Group) -> None:
             raise click.ClickException(f"{path}: section {section!r} is not a mapping")
         data[section][name] = coerced
         ensure_private_dir(path.parent)
-        write_atomic(path, yaml.safe_dump(data, sort_keys=False))
+        # The user's file is private (0600); a project's is the team's, made as the umask says.
+        write_atomic(path, yaml.safe_dump(data, sort_keys=False), private=not project)
         _check(path, old)
         click.echo(f"{key} = {json.dumps(_mask(section, name, coerced))} in {path}")
         if project and not project_may_set(section, name):
             click.echo(f"note: {key} in a project file needs `twiceshy trust {path.parent}` to apply", err=True)
+        elif project and section in PROJECT_NARROW and name in PROJECT_NARROW[section]:
+            click.echo(
+                f"note: untrusted, a project's {key} applies only when it narrows your setting "
+                f"(`twiceshy trust {path.parent}` to apply it either way)",
+                err=True,
+            )
 
     @config_group.command(name="edit")
     @click.option("--project", is_flag=True, help="Edit the project's .twiceshy.yaml instead of the user file.")
     def edit(project: bool) -> None:
         """Open the config file in $EDITOR (created if missing), then check it."""
+        from twiceshy.base.fileio import write_atomic
         from twiceshy.base.paths import ensure_private_dir
 
         path = _target(project)
         old = path.read_text(encoding="utf-8") if path.is_file() else None
         if old is None:
             ensure_private_dir(path.parent)
-            path.write_text("# twiceshy config: see `twiceshy config show` for every key\n", encoding="utf-8")
+            header = "# twiceshy config: see `twiceshy config show` for every key\n"
+            write_atomic(path, header, private=not project)
         click.edit(filename=str(path))
         _check(path, old)
         click.echo(f"{path}: ok")

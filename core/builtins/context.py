@@ -36,8 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from twiceshy.base.errorlog import record_error
+from twiceshy.base.paths import ensure_private_dir
 from twiceshy.base.types import ContextSection, CoreEvent, Experience, Tier
 from twiceshy.engine.context import EngineContext
+from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.plugin.hookspecs import hookimpl
 
 SESSION_HEADING = (
@@ -49,6 +51,7 @@ _AVOID_KINDS = {"error", "failure", "mistake", "antipattern", "correction", "avo
 _MARKER_TTL_S = 3 * 86400
 
 RECENT_HEADING = "### Learned in your last session(s) in this project"
+_QUOTED_ERROR = "` failed ("  # how lessons learned before issue 29 quoted a tool's error line
 RECENT_SESSIONS = 2  # previous sessions whose lessons lead the session-start context
 RECENT_MAX_LESSONS = 8
 PROMPT_HEADING = (
@@ -79,7 +82,9 @@ def _in_scope(exp: Experience, project: str | None) -> bool:
 
 
 def _line(exp: Experience) -> str:
-    return f"- {exp.text} ({exp.evidence()})"
+    """A lesson's line in a context block: its advice text on one line, never the
+    tool output it keeps as evidence (:mod:`twiceshy.lesson.evidence`)."""
+    return f"- {lesson_advice(exp)} ({exp.evidence()})"
 
 
 def _group(exp: Experience) -> str:
@@ -341,12 +346,17 @@ def _fast_lessons(
                 if len(lines[_row_group(r, None)]) < per_group or (r[9] and len(lines["avoid"]) < per_group)
             ]
             texts = census.texts([r[0] for r in want]) if want else {}
+            # A text in the shape twiceshy once quoted an error line in ("`cmd` failed (<output>)")
+            # is read whole, so its evidence can be taken out (twiceshy.lesson.evidence).
+            quoting = [i for i, t in texts.items() if t and _QUOTED_ERROR in t]
+            structured = {e.id: e.structured for e in census.experiences(quoting)} if quoting else {}
             for r in want:
                 text = texts.get(r[0])
                 if text is None:
                     continue
                 group = _row_group(r, text)
                 exp = Experience(text=text, trigger="", follows=r[3], ignores=r[4], seen_count=r[6])
+                exp.structured = structured.get(r[0]) or {}
                 line = _line(exp)
                 if len(lines[group]) < per_group and line not in lines[group]:
                     lines[group].add(line)
@@ -450,7 +460,7 @@ def _first_time(session_id: str) -> bool:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:120]
     marker = folder / f"{safe}.context"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(folder)
         fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.close(fd)
     except FileExistsError:
@@ -551,7 +561,7 @@ def _session_text(ctx: EngineContext, event: CoreEvent, mine: dict[str, Any]) ->
         text = render_context_text(ctx, event.agent, project, budget - reserve, heading=SESSION_HEADING)
     finally:
         _allow_stale.reset(token)
-    lines = _fit([_line(e) for e in recent if e.text not in text], max(0, reserve - 20))
+    lines = _fit([_line(e) for e in recent if lesson_advice(e) not in text], max(0, reserve - 20))
     if lines:
         block = "\n".join([RECENT_HEADING, *lines])
         body = text[len(SESSION_HEADING) :].lstrip("\n") if text.startswith(SESSION_HEADING) else text
@@ -575,7 +585,7 @@ def _prompt_text(ctx: EngineContext, event: CoreEvent, state: Any, mine: dict[st
     for exp, similarity in sorted(hits, key=lambda hit: -hit[1]):
         if similarity < PROMPT_MIN_SIMILARITY or not _in_scope(exp, project):
             continue
-        if exp.id in seen or exp.id in state.shown or exp.text in mine["text"]:
+        if exp.id in seen or exp.id in state.shown or lesson_advice(exp) in mine["text"]:
             continue  # already given at session start, at an earlier prompt, or before a tool
         picked.append(exp)
         if len(picked) >= PROMPT_MAX_LESSONS:

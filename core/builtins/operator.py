@@ -130,10 +130,9 @@ def register_commands(cli: click.Group) -> None:
                 console.print(
                     f"[{style}]{c.level}[/] {escape(c.name)}: fix: {escape(c.fix)}", highlight=False, soft_wrap=True
                 )
-            bad = report.failed(strict)
-            console.print(
-                f"{len(bad)} problem(s)" if bad else "all good", style="bold red" if bad else "green", highlight=False
-            )
+            verdict = report.verdict(strict)  # one verdict that matches the rows
+            style = "bold red" if report.failed(strict) else ("yellow" if report.failed(True) else "green")
+            console.print(verdict, style=style, highlight=False)
         sys.exit(1 if report.failed(strict) else 0)
 
     # ----------------------------------------------------------------- stats
@@ -201,14 +200,25 @@ def register_commands(cli: click.Group) -> None:
             ("hook errors", str(h["errors"])),
             ("lessons learned in window", str(les["learned_in_window"])),
         ]
+        from twiceshy.ops.stats import text_rows
+
+        rows[rows.index(next(r for r in rows if r[0] == "followed")) : 0] = text_rows(data)
         for row in rows:
             table.add_row(*row)
+        per = Table(title="per lesson (holds H, denies D, warned W, avoided A, ignored I, overridden O, false holds F)")
+        for col in ("id", "tier", "H", "D", "W", "A", "I", "O", "F", "lesson"):
+            per.add_column(col)
+        for r in data.get("per_lesson") or []:
+            counts = ("held", "denied", "warned", "avoided", "ignored", "overridden", "false_holds")
+            per.add_row(r["id"], r["tier_label"], *(str(r[k]) for k in counts), escape(r["text"][:80]))
         tiers = Table(title=f"{les['total']} lessons ({les['superseded']} superseded)")
         for label in les["tiers"]:
             tiers.add_column(label, justify="right")
         tiers.add_row(*[str(n) for n in les["tiers"].values()])
         console = _console()
         console.print(table)
+        if data.get("per_lesson"):
+            console.print(per)
         console.print(tiers)
 
     # ------------------------------------------------------------------ edit

@@ -52,10 +52,41 @@ def _report(result) -> None:
         click.echo(f"  backup: {result.backup}")
     elif result.created:
         click.echo("  (new file; no backup needed)")
+    if result.local_file is not None and result.action == "install":
+        click.echo(f"  this machine only: {result.local_file} (not committed)")
+    for path in result.removed_dirs:
+        click.echo(f"{result.agent}: removed the empty folder {path} (twiceshy created it)")
+
+
+def _machine_notes(pm, agent: str, scope: str, project_dir: Path) -> list[str]:
+    """What a committed project install cannot carry for this machine, when the agent has no
+    per-machine settings file to put it in."""
+    from twiceshy.ops.install import local_settings_path
+    from twiceshy.ops.install_machine import pinned_home
+
+    if scope != "project" or local_settings_path(pm, agent, project_dir) is not None:
+        return []
+    home = pinned_home(None)
+    notes = [
+        "the committed hooks run `twiceshy hook`, found on PATH: start the agent where `twiceshy` is on PATH "
+        "(pipx / uv tool install, or the venv activated)"
+    ]
+    if home is not None:
+        notes.append(
+            f"{agent} has no per-machine settings file: the hooks use the data dir of the environment the agent "
+            f"runs in, so export TWICESHY_HOME={home} where you start it"
+        )
+    return notes
 
 
 def _run(
-    action: str, agents: list[str], scope: str, project_dir: Path, dry_run: bool, transport: str = "command"
+    action: str,
+    agents: list[str],
+    scope: str,
+    project_dir: Path,
+    dry_run: bool,
+    transport: str = "command",
+    force: bool = False,
 ) -> None:
     from twiceshy.ops.install import InstallError, TransportUnsupported, client_path, install, uninstall
     from twiceshy.plugin.manager import make_manager
@@ -69,13 +100,19 @@ def _run(
             if action == "install":
                 try:
                     result = install(
-                        pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run, transport=transport
+                        pm,
+                        agent,
+                        scope=scope,
+                        project_dir=project_dir,
+                        dry_run=dry_run,
+                        transport=transport,
+                        force=force,
                     )
                 except TransportUnsupported:
                     if len(agents) == 1:
                         raise
                     click.echo(f"{agent}: no HTTP hooks; installing command hooks")
-                    result = install(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
+                    result = install(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run, force=force)
             else:
                 result = uninstall(pm, agent, scope=scope, project_dir=project_dir, dry_run=dry_run)
         except InstallError as exc:
@@ -90,7 +127,10 @@ def _run(
             if result.git_exclude is not None:
                 click.echo(f"  git: {result.token_file.name} listed in {result.git_exclude}")
         if action == "install" and result.changed and not dry_run:
-            for note in pm.hook.agent_install_notes(agent=agent, scope=scope, project_dir=project_dir) or []:
+            notes = pm.hook.agent_install_notes(agent=agent, scope=scope, project_dir=project_dir) or []
+            if transport == "command":
+                notes = _machine_notes(pm, agent, scope, project_dir) + list(notes)
+            for note in notes:
                 click.echo(f"  note: {note}")
     if action == "install" and transport == "http" and not dry_run:
         _restart_engine_for_http()
@@ -172,7 +212,7 @@ def register_commands(cli: click.Group) -> None:
     )
     project_option = click.option(
         "--project-dir",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
         default=None,
         help="Project folder for --scope project (default: the current directory).",
     )
@@ -194,9 +234,14 @@ def register_commands(cli: click.Group) -> None:
         help="http (Claude Code): tool events POST straight to the engine on 127.0.0.1, no process per call; "
         "they fail open while the engine is down (docs/engine.md).",
     )
-    def install(agent: str, scope: str, project_dir: Path | None, dry_run: bool, transport: str) -> None:
-        """Wire twiceshy's hooks into an agent's settings (backup first, idempotent)."""
-        _run("install", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run, transport)
+    @click.option(
+        "--force",
+        is_flag=True,
+        help="Install even when the other scope already has twiceshy's hooks for the agent (each would fire).",
+    )
+    def install(agent: str, scope: str, project_dir: Path | None, dry_run: bool, transport: str, force: bool) -> None:
+        """Wire twiceshy's hooks into an agent's settings (a project's are safe to commit)."""
+        _run("install", expand(agent), scope, (project_dir or Path.cwd()).resolve(), dry_run, transport, force)
 
     @cli.command()
     @agent_option
@@ -209,9 +254,21 @@ def register_commands(cli: click.Group) -> None:
         show_default=True,
         help="Keep the store and data dir (default), or delete them once no agent uses twiceshy.",
     )
-    def uninstall(agent: str, scope: str, project_dir: Path | None, dry_run: bool, keep_data: bool) -> None:
-        """Remove twiceshy's hooks (only ours) from an agent's settings."""
+    @click.option(
+        "--purge",
+        is_flag=True,
+        help="Also delete every settings backup twiceshy kept in its data dir (`twiceshy doctor` lists them).",
+    )
+    def uninstall(
+        agent: str, scope: str, project_dir: Path | None, dry_run: bool, keep_data: bool, purge: bool
+    ) -> None:
+        """Remove twiceshy's hooks (only ours) from an agent's settings; restore the files as they were."""
         root = (project_dir or Path.cwd()).resolve()
         _run("uninstall", expand(agent), scope, root, dry_run)
+        if purge and not dry_run:
+            from twiceshy.ops.install import purge_backups
+
+            count = purge_backups()
+            click.echo(f"deleted {count} settings backup(s) from the data dir" if count else "no settings backups kept")
         if not keep_data and not dry_run:
             _remove_data(root)

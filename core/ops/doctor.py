@@ -19,73 +19,21 @@ nothing here starts the engine or writes to the store.
 from __future__ import annotations
 
 import os
-import shlex
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from twiceshy.ops.doctor_hooks import check_backups, check_failopen, check_hooks, check_http_hooks, check_rules_snapshot
+from twiceshy.ops.doctor_report import ERROR_WINDOW_S, Check, Report
+from twiceshy.ops.doctor_report import DoctorState as _State
 
 if TYPE_CHECKING:
     from twiceshy.base.config import Config
 
-LEVELS = ("ok", "info", "warn", "fail")
-ERROR_WINDOW_S = 24 * 3600
 JUDGE_BACKLOG_WARN = 500
 SPOOL_BACKLOG_WARN = 1000
 SPOOL_FULL_MARGIN = 1024 * 1024  # within 1 MiB of the spool cap, events are being refused
-
-
-@dataclass
-class Check:
-    """One doctor finding. ``fix`` is a command or an instruction, empty when ok."""
-
-    name: str
-    level: str
-    detail: str
-    fix: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.level != "fail"
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["ok"] = self.ok
-        return out
-
-
-@dataclass
-class Report:
-    """Every check of one doctor run."""
-
-    checks: list[Check]
-
-    @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
-
-    def failed(self, strict: bool = False) -> list[Check]:
-        bad = ("warn", "fail") if strict else ("fail",)
-        return [c for c in self.checks if c.level in bad]
-
-    def to_dict(self) -> dict[str, Any]:
-        counts = {level: sum(1 for c in self.checks if c.level == level) for level in LEVELS}
-        return {"ok": self.ok, "counts": counts, "checks": [c.to_dict() for c in self.checks]}
-
-
-class _State:
-    """What later checks need from earlier ones."""
-
-    def __init__(self, project_dir: Path, check_model: bool, full: bool = False) -> None:
-        self.project_dir = project_dir
-        self.check_model = check_model
-        self.full = full  # read every lesson back (and a full SQLite integrity check), not a sample
-        self.config: Config | None = None
-        self.pm: Any = None
-        self.embedder: Any = None
-        self.engine_running = False
 
 
 def _guard(name: str, fn: Callable[[_State], list[Check]], state: _State) -> list[Check]:
@@ -561,126 +509,6 @@ def check_model(state: _State) -> list[Check]:
     return [Check("model", "ok", f"{where} answered in {ms:.0f} ms", data={"model": cfg["model"], "ms": round(ms)})]
 
 
-def _commands(value: Any) -> list[str]:
-    from twiceshy.plugin.settings import is_our_command
-
-    out: list[str] = []
-    if isinstance(value, dict):
-        command = value.get("command")
-        if isinstance(command, str) and is_our_command(command):
-            out.append(command)
-        for v in value.values():
-            if isinstance(v, (dict, list)):
-                out.extend(_commands(v))
-    elif isinstance(value, list):
-        for v in value:
-            out.extend(_commands(v))
-    return out
-
-
-def _command_problems(command: str, home: str) -> list[str]:
-    """What is wrong with one of our hook commands (stale python, client, data dir)."""
-    from twiceshy.hooks.client import norm_home
-
-    try:
-        parts = shlex.split(command)
-    except ValueError:
-        return [f"cannot parse {command!r}"]
-    problems = []
-    if parts and not (os.path.isfile(parts[0]) and os.access(parts[0], os.X_OK)):
-        problems.append(f"its Python {parts[0]} does not exist any more")
-    client = next((p for p in parts if p.replace("\\", "/").endswith("hooks/client.py")), None)
-    if client and not os.path.isfile(client):
-        problems.append(f"its hook client {client} does not exist any more")
-    if "--home" in parts:
-        index = parts.index("--home")
-        if index + 1 < len(parts) and norm_home(parts[index + 1]) != norm_home(home):
-            problems.append(f"it writes to data dir {parts[index + 1]}, not {home} (the one doctor checks)")
-    return problems
-
-
-def check_hooks(state: _State) -> list[Check]:
-    from twiceshy.base.paths import data_dir
-    from twiceshy.ops.install import InstallError, hook_command, our_events, read_settings, settings_path
-    from twiceshy.plugin.manager import agent_names, make_manager
-
-    if state.pm is None:
-        disabled = state.config.get("plugins", "disabled") if state.config is not None else []
-        state.pm = make_manager(disabled=disabled)
-    pm = state.pm
-    home = str(data_dir())
-    checks: list[Check] = []
-    wired_any = False
-    preferred = ["claude-code", "codex", "gemini", "cursor"]
-    names = agent_names(pm)
-    for agent in sorted(names, key=lambda a: (preferred.index(a) if a in preferred else len(preferred), a)):
-        expected = set(
-            our_events(
-                pm.hook.agent_install_hooks(
-                    agent=agent, settings={}, hook_command=lambda ev, a=agent: hook_command(a, ev)
-                )
-                or {}
-            )
-        )
-        found: list[str] = []
-        problems: list[str] = []
-        missing: set[str] = set()
-        for scope in ("project", "user"):
-            try:
-                path = settings_path(pm, agent, scope, state.project_dir)
-                settings, _ = read_settings(path)
-            except InstallError as exc:
-                problems.append(exc.message)
-                continue
-            events = our_events(settings)
-            if agent == "claude-code":  # --transport http: the tool events are HTTP hooks (check_http_hooks)
-                from twiceshy.engine.http_hooks import our_http_hooks
-
-                events += [e for e in our_http_hooks(settings) if e not in events]
-            if not events:
-                continue
-            found.append(f"{scope} {path}")
-            missing |= expected - set(events)
-            for command in _commands(settings.get("hooks")):
-                for problem in _command_problems(command, home):
-                    if problem not in problems:
-                        problems.append(problem)
-        install = f"twiceshy install --agent {agent}"
-        name = f"hooks {agent}"
-        if problems:
-            wired_any = wired_any or bool(found)
-            checks.append(
-                Check(name, "fail", "; ".join(problems), f"{install}  (rewrites only our entries)", {"files": found})
-            )
-        elif not found:
-            checks.append(Check(name, "info", "not installed", install, {"files": []}))
-        else:
-            wired_any = True
-            if missing:
-                checks.append(
-                    Check(
-                        name,
-                        "warn",
-                        f"wired in {', '.join(found)} but missing {', '.join(sorted(missing))}",
-                        f"{install}  (idempotent; adds the missing events)",
-                        {"files": found, "missing": sorted(missing)},
-                    )
-                )
-            else:
-                checks.append(Check(name, "ok", f"wired in {', '.join(found)}", data={"files": found}))
-    if not wired_any:
-        checks.insert(
-            0,
-            Check(
-                "hooks",
-                "fail",
-                "no agent has twiceshy's hooks: nothing is recorded or warned",
-                "twiceshy install --agent claude-code   (or codex, gemini, cursor, all)",
-            ),
-        )
-    return checks
-
-
 def check_errors(state: _State) -> list[Check]:
     from twiceshy.base.errorlog import error_log_path, recent_errors
 
@@ -706,213 +534,6 @@ def check_errors(state: _State) -> list[Check]:
     ]
 
 
-_FAILOPEN_WHY = {
-    "starting": "the engine was still starting",
-    "timeout": "the engine answered after the hook's budget (hook.budget_ms)",
-    "no_engine": "no engine ran and none was started (TWICESHY_NO_AUTOSTART?)",
-    "error": "the engine's answer was broken or the socket failed",
-    "too_big": "the payload was over the size limit",
-    "stdin": "the agent never closed the hook's stdin",
-}
-
-
-def check_failopen(state: _State) -> list[Check]:
-    """Calls the hook client let through unchecked in the last 24 h, and why."""
-    from twiceshy.ops.stats import read_failopen
-
-    now = time.time()
-    records = read_failopen(now - ERROR_WINDOW_S)
-    opened = [r for r in records if r.get("outcome") != "denied"]
-    denied = len(records) - len(opened)
-    if not opened:
-        detail = "no call was let through unchecked in the last 24 h"
-        if denied:
-            detail += f"; {denied} denied from the rules snapshot while the engine was not answering"
-        return [Check("fail-open", "ok", detail, data={"denied_from_snapshot": denied})]
-    by_reason: dict[str, int] = {}
-    for r in opened:
-        by_reason[str(r.get("reason") or "unknown")] = by_reason.get(str(r.get("reason") or "unknown"), 0) + 1
-    pre = sum(1 for r in opened if r.get("kind") == "pre")
-    last = opened[-1]
-    why = "; ".join(
-        f"{n} x {reason} ({_FAILOPEN_WHY.get(reason, 'see the error log')})"
-        for reason, n in sorted(by_reason.items(), key=lambda kv: -kv[1])
-    )
-    detail = (
-        f"{len(opened)} hook calls ({pre} pre-tool) were let through unchecked in the last 24 h: {why}; "
-        f"last {(now - float(last.get('ts') or now)) / 60:.0f} min ago ({last.get('agent')} {last.get('event')}). "
-        "Confirmed rules were still applied from the rules snapshot"
-        + (f" ({denied} calls denied)" if denied else "")
-        + "; warnings were not"
-    )
-    if set(by_reason) <= {"starting"}:
-        fix = "start the engine before sessions (`twiceshy engine start`); session start waits for it"
-    elif "timeout" in by_reason:
-        fix = "the machine may be overloaded: see `twiceshy engine status`, or raise hook.budget_ms"
-    elif "no_engine" in by_reason:
-        fix = "twiceshy engine start (and unset TWICESHY_NO_AUTOSTART)"
-    else:
-        fix = "see the recent errors below and the engine log"
-    return [
-        Check(
-            "fail-open",
-            "warn",
-            detail,
-            fix,
-            {"count": len(opened), "pre_tool": pre, "by_reason": by_reason, "denied_from_snapshot": denied},
-        )
-    ]
-
-
-def check_rules_snapshot(state: _State) -> list[Check]:
-    """The rules the hook client enforces by itself when the engine cannot answer."""
-    from twiceshy.base.paths import data_dir
-    from twiceshy.memory import rules_snapshot
-
-    path = rules_snapshot.snapshot_path(data_dir())
-    data = rules_snapshot.read(path)
-    if data is None:
-        if path.exists():
-            return [
-                Check(
-                    "rules snapshot",
-                    "warn",
-                    f"{path} is unreadable: rules fail open while the engine is cold",
-                    "twiceshy engine start (it rebuilds the snapshot)",
-                )
-            ]
-        return [Check("rules snapshot", "info", "no rules yet (nothing to enforce while the engine is cold)")]
-    rules = [r for r in data["rules"] if isinstance(r, dict)]
-    blind = sum(1 for r in rules if not isinstance(r.get("signature"), dict))
-    detail = f"{len(rules)} rules enforced by the hook client while the engine is cold ({path})"
-    if blind:
-        return [
-            Check(
-                "rules snapshot",
-                "info",
-                detail + f"; {blind} without a signature are enforced only by the engine",
-                data={"rules": len(rules), "without_signature": blind},
-            )
-        ]
-    return [Check("rules snapshot", "ok", detail, data={"rules": len(rules)})]
-
-
-def _proxied(port: int) -> str:
-    """The proxy Claude Code would send a hook to 127.0.0.1:``port`` through (its rule: an
-    ``HTTP(S)_PROXY`` unless ``NO_PROXY`` names the host, host:port or ``*``), or ''."""
-    proxy = next(
-        (os.environ[k] for k in ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY") if os.environ.get(k)), ""
-    )
-    if not proxy:
-        return ""
-    no_proxy = os.environ.get("no_proxy") or os.environ.get("NO_PROXY") or ""
-    entries = [e.strip().lower() for e in no_proxy.replace(",", " ").split() if e.strip()]
-    if "*" in entries or "127.0.0.1" in entries or f"127.0.0.1:{port}" in entries:
-        return ""
-    return proxy
-
-
-def check_http_hooks(state: _State) -> list[Check]:
-    """Claude Code installed with ``--transport http``: the tool events reach the engine only
-    if the port, the token and the listener agree (every mismatch fails open, silently)."""
-    from twiceshy.base.paths import data_dir
-    from twiceshy.engine import http_hooks
-    from twiceshy.ops.install import InstallError, read_settings, settings_path, token_env_file
-    from twiceshy.plugin.manager import make_manager
-
-    pm = state.pm or make_manager()
-    home = data_dir()
-    config = http_hooks.load_config(home)
-    fix = "twiceshy install --agent claude-code --transport http  (add --scope project for a project)"
-    problems: list[str] = []
-    wired: list[str] = []
-    for scope in ("project", "user"):
-        try:
-            path = settings_path(pm, "claude-code", scope, state.project_dir)
-            settings, _ = read_settings(path)
-        except InstallError:
-            continue
-        ours = http_hooks.our_http_hooks(settings)
-        if not ours:
-            continue
-        wired.append(f"{scope} {path}")
-        if config is None:
-            continue
-        items = [item for found in ours.values() for item in found]
-        if any(item.get("url") != config.url("claude-code", ev) for ev, found in ours.items() for item in found):
-            problems.append(f"{path} posts to another port than {home}'s ({config.port})")
-        if any(config.env_var not in (item.get("allowedEnvVars") or []) for item in items):
-            problems.append(f"{path}: the token variable {config.env_var} is not in allowedEnvVars")
-        env_file = token_env_file(path, scope)
-        try:
-            env = read_settings(env_file)[0].get("env") if env_file.exists() else None
-        except InstallError:
-            env = None
-        value = (env or {}).get(config.env_var) if isinstance(env, dict) else None
-        if value is None:
-            value = os.environ.get(config.env_var)
-        if value != config.token:
-            problems.append(f"{env_file} does not give {config.env_var} this data dir's token (calls get 401)")
-    if not wired:
-        return []
-    if config is None:
-        return [
-            Check(
-                "http hooks",
-                "fail",
-                f"Claude Code posts tool events to the engine but {http_hooks.config_path(home)} is missing or "
-                "unreadable: no listener starts and every tool call runs unchecked",
-                fix,
-            )
-        ]
-    data = {"port": config.port, "files": wired}
-    if problems:
-        return [Check("http hooks", "fail", "; ".join(problems) + " — those calls run unchecked", fix, data)]
-    checks: list[Check] = []
-    proxy = _proxied(config.port)
-    if proxy:
-        checks.append(
-            Check(
-                "http hooks proxy",
-                "warn",
-                f"HTTP(S)_PROXY is set ({proxy}) and NO_PROXY does not name 127.0.0.1: Claude Code would send "
-                "the hooks, token included, through the proxy",
-                "export NO_PROXY=127.0.0.1 (or add it to the list) before starting Claude Code",
-            )
-        )
-    if not state.engine_running:
-        checks.insert(
-            0,
-            Check(
-                "http hooks",
-                "warn",
-                f"the engine is not running: Claude Code's HTTP hooks on 127.0.0.1:{config.port} fail open "
-                "(tool calls run unchecked) until a session-start or prompt hook starts it",
-                "twiceshy engine start",
-                data,
-            ),
-        )
-        return checks
-    answer = http_hooks.ping(home, config)
-    if answer is None:
-        taken = not http_hooks.port_free(config.port)
-        detail = (
-            f"the engine runs but 127.0.0.1:{config.port} does not answer with this data dir's token"
-            + (": another program holds the port" if taken else ": the engine started before the install")
-            + " — tool calls run unchecked"
-        )
-        remedy = (
-            f"free the port, or delete {http_hooks.config_path(home)} and reinstall ({fix})"
-            if taken
-            else "twiceshy engine stop (the next session starts it with the listener)"
-        )
-        checks.insert(0, Check("http hooks", "fail", detail, remedy, data))
-        return checks
-    detail = f"the engine (pid {answer.get('pid')}) answers on 127.0.0.1:{config.port} with the token"
-    checks.insert(0, Check("http hooks", "ok", detail, data=data))
-    return checks
-
-
 CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("config", check_config),
     ("data dir", check_data_dir),
@@ -924,6 +545,7 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("rules snapshot", check_rules_snapshot),
     ("hooks", check_hooks),
     ("http hooks", check_http_hooks),
+    ("settings backups", check_backups),
     ("model", check_model),
     ("errors", check_errors),
 )

@@ -15,8 +15,16 @@ This module owns the file handling every agent shares:
   the file is never touched in that case;
 * a change is written atomically (temp file in the same folder, fsync,
   ``os.replace``) and keeps the file's permission bits;
-* before the first byte changes a timestamped copy is made next to the file
-  (``settings.json.twiceshy-backup-20250101T120000``);
+* before the first byte changes a timestamped copy is made in twiceshy's data dir
+  (``<data dir>/settings-backups/<key>/settings.json.20250101T120000``, never next to the
+  file: :mod:`twiceshy.ops.install_files`), and uninstall restores the file from it byte
+  for byte when what is left is the user's content;
+* ``--scope project`` writes only what a team can commit into the project's settings file
+  (``twiceshy hook AGENT EVENT``, found on PATH; no path of this machine), and what belongs
+  to this machine (``TWICESHY_HOME``, Claude Code's http transport) into the agent's
+  per-machine file when its settings module declares one (``local_settings_file``);
+* a second wiring of the same agent (user scope and project scope at once) is refused
+  unless ``force``: every hook would run twice;
 * an install or uninstall that changes nothing writes nothing and makes no
   backup (so running it twice is a no-op);
 * ``dry_run`` computes the same plan and returns a unified diff instead.
@@ -33,9 +41,7 @@ import json
 import os
 import re
 import shlex
-import stat
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +49,37 @@ from typing import Any
 
 from twiceshy.base.fileio import write_atomic
 from twiceshy.base.paths import data_dir
+from twiceshy.ops.install_files import (
+    BACKUP_INFIX,
+    adopt_legacy_backups,
+    all_backups,
+    backup_file,
+    backups_of,
+    created_files,
+    forget_created,
+    git_exclude,
+    make_parents,
+    purge_backups,
+    record_created,
+    remove_context_blocks,
+    remove_created_dirs,
+    remove_exclude_lines,
+    remove_project_files,
+    set_by_us,
+    was_created,
+    write_project_files,
+)
+from twiceshy.ops.install_machine import (
+    HOME_ENV,
+    LOCAL_SETTINGS,
+    HookTarget,
+    TransportUnsupported,
+    make_private,
+    pinned_home,
+    set_home_env,
+    set_token_env,
+    token_env_file,
+)
 from twiceshy.plugin.settings import (
     HookSpec,
     InstallError,
@@ -50,12 +87,10 @@ from twiceshy.plugin.settings import (
     is_our_command,
     merge_matcher_hooks,
     our_events,
+    portable_command,
     remove_flat_hooks,
     remove_matcher_hooks,
 )
-
-BACKUP_INFIX = ".twiceshy-backup-"
-
 
 # --------------------------------------------------------------------------
 # The hook command
@@ -102,11 +137,6 @@ def refuse_ephemeral(path: str) -> None:
                 "the cache is cleaned. Install it for good, then run install again: "
                 "`uv tool install twiceshy` or `pipx install twiceshy`, then `twiceshy install --agent ...`"
             )
-
-
-# --------------------------------------------------------------------------
-# Reusable merge helpers for the common settings shapes
-# --------------------------------------------------------------------------
 
 
 # --------------------------------------------------------------------------
@@ -175,11 +205,6 @@ def render_settings(data: dict[str, Any], like: str | None = None) -> str:
     return json.dumps(data, indent=_detect_indent(like), ensure_ascii=False) + "\n"
 
 
-def backups_of(path: Path) -> list[Path]:
-    """Our backups of ``path``, newest first."""
-    return sorted(path.parent.glob(f"{path.name}{BACKUP_INFIX}*"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-
-
 def _prune_hooks(data: Any) -> Any:
     """``data`` with empty lists/objects inside ``"hooks"`` dropped (they mean nothing to an agent)."""
     if not isinstance(data, dict) or not isinstance(data.get("hooks"), (dict, list)):
@@ -222,21 +247,6 @@ def _backup_text_equal_to(path: Path, data: dict[str, Any], limit: int = 20) -> 
     return None
 
 
-def backup_file(path: Path) -> Path:
-    """Copy ``path`` to ``<name>.twiceshy-backup-<UTC timestamp>`` beside it (never overwriting one)."""
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = path.with_name(f"{path.name}{BACKUP_INFIX}{stamp}")
-    counter = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}{BACKUP_INFIX}{stamp}-{counter}")
-        counter += 1
-    data = path.read_bytes()
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(path.stat().st_mode))
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    return target
-
-
 # --------------------------------------------------------------------------
 # Plan and apply
 # --------------------------------------------------------------------------
@@ -259,88 +269,84 @@ class InstallResult:
     cleaned_files: list[Path] = field(default_factory=list)  # uninstall: managed blocks taken out
     token_file: Path | None = None  # http transport: the settings file that got the token
     git_exclude: Path | None = None  # …and the .git/info/exclude that keeps it out of git
-
-
-# --------------------------------------------------------------------------
-# Files we created (so uninstall can take them away again)
-# --------------------------------------------------------------------------
-
-
-def _created_log() -> Path:
-    return data_dir() / "created-files.json"
-
-
-def created_files() -> list[dict[str, str]]:
-    """Files twiceshy created: ``{"path", "agent", "kind"}`` (kind: settings | context)."""
-    try:
-        rows = json.loads(_created_log().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    return [r for r in rows if isinstance(r, dict) and isinstance(r.get("path"), str)] if isinstance(rows, list) else []
-
-
-def _save_created(rows: list[dict[str, str]]) -> None:
-    from twiceshy.base.paths import ensure_private_dir
-
-    ensure_private_dir(_created_log().parent)
-    write_atomic(_created_log(), json.dumps(rows, indent=2) + "\n")
-
-
-def record_created(path: Path, agent: str = "", kind: str = "context") -> None:
-    """Remember that twiceshy created ``path`` (uninstall removes it when nothing else is in it)."""
-    key = str(Path(path).absolute())
-    rows = [r for r in created_files() if r["path"] != key]
-    _save_created([*rows, {"path": key, "agent": agent, "kind": kind}])
-
-
-def forget_created(path: Path) -> None:
-    key = str(Path(path).absolute())
-    rows = created_files()
-    if any(r["path"] == key for r in rows):
-        _save_created([r for r in rows if r["path"] != key])
-
-
-def was_created(path: Path) -> bool:
-    key = str(Path(path).absolute())
-    return any(r["path"] == key for r in created_files())
-
-
-def remove_context_blocks(pm: Any, agent: str, project_dir: Path) -> tuple[list[Path], list[Path]]:
-    """Take our managed block out of ``agent``'s memory file in ``project_dir`` and out of every
-    memory file we recorded creating for it. Returns (cleaned, deleted): a file left empty by
-    the removal is deleted (``remove_managed_block``), a whole-file Cursor rule of ours too."""
-    from twiceshy.guidance.context_file import is_mdc, remove_managed_block
-
-    candidates: list[Path] = []
-    own = pm.hook.agent_context_file(agent=agent, project_dir=Path(project_dir))
-    if own is not None:
-        candidates.append(Path(own))
-    candidates += [Path(r["path"]) for r in created_files() if r.get("kind") == "context" and r.get("agent") == agent]
-    cleaned: list[Path] = []
-    deleted: list[Path] = []
-    for path in dict.fromkeys(p.absolute() for p in candidates):
-        try:
-            if is_mdc(path):
-                if path.is_file() and was_created(path):
-                    path.unlink()
-                    deleted.append(path)
-            elif remove_managed_block(path):
-                (cleaned if path.exists() else deleted).append(path)
-        except OSError:
-            continue  # a file we cannot edit stays; uninstall of the hooks still counts
-        if not path.exists():
-            forget_created(path)
-    return cleaned, deleted
+    local_file: Path | None = None  # project scope: the per-machine settings file changed too
+    removed_dirs: list[Path] = field(default_factory=list)  # uninstall: folders we created, now empty and gone
 
 
 def settings_path(pm: Any, agent: str, scope: str, project_dir: Path) -> Path:
-    """The agent's settings file for ``scope``, from its plugin."""
+    """The agent's settings file for ``scope``, from its plugin (for a project: the committed one)."""
     if scope not in ("user", "project"):
         raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
     path = pm.hook.agent_settings_file(agent=agent, scope=scope, project_dir=Path(project_dir))
     if path is None:
         raise InstallError(f"no installed plugin handles agent {agent!r}")
     return Path(path).expanduser()
+
+
+def settings_module(pm: Any, agent: str) -> Any:
+    """The settings module of ``agent``'s :class:`~twiceshy.plugin.agent.AgentPlugin`, or None."""
+    from twiceshy.plugin.agent import AgentPlugin
+
+    for plugin in pm.get_plugins():
+        if isinstance(plugin, AgentPlugin) and plugin.name == agent:
+            return plugin.settings
+    return None
+
+
+def local_settings_path(pm: Any, agent: str, project_dir: Path) -> Path | None:
+    """The agent's per-machine, uncommitted settings file in ``project_dir`` (Claude Code's
+    ``.claude/settings.local.json``), or None when the agent has none: a settings module
+    declares it with ``local_settings_file(project_dir)``."""
+    declared = getattr(settings_module(pm, agent), "local_settings_file", None)
+    path = declared(Path(project_dir)) if declared is not None else None
+    return Path(path).expanduser() if path is not None else None
+
+
+def hook_files(pm: Any, agent: str, project_dir: Path) -> list[tuple[str, Path]]:
+    """Every file that can carry ``agent``'s hooks, labelled: ``user``, ``project``, ``project-local``."""
+    files = [("project", settings_path(pm, agent, "project", project_dir))]
+    local = local_settings_path(pm, agent, project_dir)
+    if local is not None:
+        files.append(("project-local", local))
+    files.append(("user", settings_path(pm, agent, "user", project_dir)))
+    return files
+
+
+def wired_events(path: Path) -> list[str]:
+    """Events that carry one of our hooks (command or http) in a settings file; [] when unreadable."""
+    from twiceshy.engine.http_hooks import our_http_hooks
+
+    try:
+        settings, _ = read_settings(path)
+    except InstallError:
+        return []
+    events = our_events(settings)
+    return events + [e for e in our_http_hooks(settings) if e not in events]
+
+
+def _refuse_double_wiring(pm: Any, agent: str, labels: tuple[str, ...], project_dir: Path, doing: str) -> None:
+    """Our hooks for ``agent`` already in one of the files ``labels`` name: every hook would run twice."""
+    for label, path in hook_files(pm, agent, project_dir):
+        if label in labels and wired_events(path):
+            scope = "user" if label == "user" else "project"
+            undo = f"twiceshy uninstall --agent {agent} --scope {scope}" + (
+                f" --project-dir {project_dir}" if scope == "project" else ""
+            )
+            raise InstallError(
+                f"{agent} already has twiceshy's hooks in {path} ({label}); {doing} too would run every hook "
+                f"twice. Remove those first (`{undo}`), or pass --force to install anyway"
+            )
+
+
+def _skeleton(pm: Any, agent: str) -> dict[str, Any]:
+    """What our install puts in an empty file and our uninstall leaves of it (``{}``, or Copilot's
+    ``{"version": 1, "hooks": {}}``): a file we created holding only this is ours to delete."""
+    try:
+        full = pm.hook.agent_install_hooks(agent=agent, settings={}, hook_command=lambda e: portable_command(agent, e))
+        left = pm.hook.agent_uninstall_hooks(agent=agent, settings=full or {})
+    except Exception:
+        return {}
+    return left if isinstance(left, dict) else {}
 
 
 def _apply(
@@ -375,15 +381,36 @@ def _apply(
                 tofile=str(path),
             )
         )
-    if dry_run or not changed:
+    if dry_run:
+        return result
+    adopt_legacy_backups(path)  # an older version's backups beside the file move to the data dir
+    if not changed:
         return result
     _refuse_if_changed(path, text)
     if text is not None:
         result.backup = backup_file(path)
+    else:
+        make_parents(path, agent)
     write_atomic(path, new_text)
     if action == "install" and text is None:
         record_created(path, agent, "settings")
     return result
+
+
+def _delete_if_ours_and_empty(pm: Any, agent: str, path: Path, result: InstallResult) -> None:
+    """A file install created, holding nothing but what an empty install leaves: deleted."""
+    if not was_created(path):
+        return
+    try:
+        left, _ = read_settings(path)
+    except InstallError:
+        return
+    if path.exists() and left not in ({}, _skeleton(pm, agent)):
+        return
+    path.unlink(missing_ok=True)
+    forget_created(path)
+    if path not in result.removed_files:
+        result.removed_files.append(path)
 
 
 def _refuse_if_changed(path: Path, text: str | None) -> None:
@@ -402,97 +429,14 @@ def _refuse_if_changed(path: Path, text: str | None) -> None:
 
 
 TRANSPORTS = ("command", "http")
-# Claude Code's own per-machine settings beside the project's: it keeps it out of git, and so do we.
-LOCAL_SETTINGS = "settings.local.json"
-# How long Claude Code waits for the engine's HTTP answer (seconds; past it the call runs).
-HTTP_TIMEOUT_S = {"PreToolUse": 1.0, "PostToolUse": 5.0, "PostToolUseFailure": 5.0}
 
 
-class TransportUnsupported(InstallError):
-    """The agent has no HTTP hooks (only Claude Code has)."""
-
-
-class _HookTarget:
-    """``hook_command`` for the agent plugin: called with an event, gives the command. With
-    the http transport it also has ``http_hook(event)``, the ``type: http`` item (a plugin
-    that never asks for one has no HTTP hooks)."""
-
-    def __init__(self, agent: str, command_for: Callable[[str], str], http: Any = None) -> None:
-        self._agent = agent
-        self._command_for = command_for
-        self.http_events: list[str] = []
-        if http is not None:
-            self._http = http
-            self.http_hook = self._http_hook
-
-    def __call__(self, native_event: str) -> str:
-        return self._command_for(native_event)
-
-    def _http_hook(self, native_event: str) -> dict[str, Any]:
-        from twiceshy.engine.http_hooks import TIMEOUT_HEADER, TOKEN_HEADER
-
-        if native_event not in self.http_events:
-            self.http_events.append(native_event)
-        timeout = HTTP_TIMEOUT_S.get(native_event, 5.0)
-        return {
-            "type": "http",
-            "url": self._http.url(self._agent, native_event),
-            "headers": {TOKEN_HEADER: "${%s}" % self._http.env_var, TIMEOUT_HEADER: str(int(timeout * 1000))},
-            "allowedEnvVars": [self._http.env_var],
-            "timeout": timeout,
-        }
-
-
-def token_env_file(path: Path, scope: str) -> Path:
-    """Where the HTTP hook token goes (as settings ``env``): never a file a repository
-    holds — the user settings themselves, or the project's ``.claude/settings.local.json``."""
-    return path if scope == "user" else path.with_name(LOCAL_SETTINGS)
-
-
-def _git_exclude(path: Path) -> Path | None:
-    """Add ``path`` to its repository's ``.git/info/exclude`` (local, never committed) unless
-    already listed there; the exclude file, or None outside a plain git checkout."""
-    folder = path.parent.resolve()
-    for root in (folder, *folder.parents):
-        git = root / ".git"
-        if git.exists():
-            if not git.is_dir():
-                return None  # a worktree or submodule: its exclude lives elsewhere
-            exclude = git / "info" / "exclude"
-            # ``*``: our backups of it (settings.local.json.twiceshy-backup-…) hold the token too
-            line = "/" + path.resolve().relative_to(root).as_posix() + "*"
-            try:
-                text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
-                if line not in text.splitlines():
-                    exclude.parent.mkdir(parents=True, exist_ok=True)
-                    with open(exclude, "a", encoding="utf-8") as fh:
-                        fh.write(("" if not text or text.endswith("\n") else "\n") + line + "\n")
-            except OSError:
-                return None
-            return exclude
-    return None
-
-
-def _set_token_env(var: str | None, token: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A settings transform: our token variable set to ``token`` (or, with None, taken out)."""
-
-    def transform(settings: dict[str, Any]) -> dict[str, Any]:
-        from twiceshy.engine.http_hooks import TOKEN_ENV_PREFIX
-
-        env = settings.get("env")
-        if env is not None and not isinstance(env, dict):
-            raise InstallError('"env" must be a JSON object; fix it by hand first')
-        env = {k: v for k, v in (env or {}).items() if not str(k).startswith(TOKEN_ENV_PREFIX)}
-        if var is not None:
-            env[var] = token
-        out = dict(settings)
-        if env:
-            out["env"] = env
-        else:
-            out.pop("env", None)
-        return out
-
-    return transform
+def _merge(result: InstallResult, other: InstallResult) -> None:
+    if other.changed:
+        result.changed = True
+        result.diff += other.diff
+        result.local_file = other.path
+    result.removed_files += [p for p in other.removed_files if p not in result.removed_files]
 
 
 def install(
@@ -504,24 +448,43 @@ def install(
     python: str | None = None,
     home: str | Path | None = None,
     transport: str = "command",
+    force: bool = False,
 ) -> InstallResult:
-    """Wire twiceshy's hooks into ``agent``'s settings file for ``scope``.
+    """Wire twiceshy's hooks into ``agent``'s settings for ``scope``.
 
-    ``python`` and ``home`` go into the hook command (see :func:`hook_command`).
-    ``transport="http"`` (Claude Code only) makes the tool events HTTP hooks answered by the
-    engine on 127.0.0.1 (:mod:`twiceshy.engine.http_hooks`); the port and token are the data
-    dir's, created here, and the token goes in as settings ``env`` in
-    :func:`token_env_file`. Raises :class:`InstallError` when the file cannot be edited
-    safely, :class:`TransportUnsupported` when the agent has no HTTP hooks.
+    User scope: the hook commands name this interpreter and data dir (:func:`hook_command`).
+    Project scope: the committed file gets ``twiceshy hook AGENT EVENT`` (found on PATH on each
+    machine, no path of this one); a data dir other than the default goes into the agent's
+    per-machine file as ``env.TWICESHY_HOME``, when it has one. ``transport="http"`` (Claude Code
+    only) makes the tool events HTTP hooks answered by the engine on 127.0.0.1
+    (:mod:`twiceshy.engine.http_hooks`): for a project, all of this machine's hooks then live in
+    the per-machine file (the port and token are this machine's), the committed file is left alone.
+    Refuses (:class:`InstallError`) a file it cannot edit safely, a twiceshy running from a tool
+    runner's throw-away cache (``twiceshy`` would not be on PATH), and — unless ``force`` — our
+    hooks already wired at the other scope. (The CLI refuses a ``--project-dir`` that does not exist.)
     """
     if transport not in TRANSPORTS:
         raise InstallError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
-    path = settings_path(pm, agent, scope, project_dir or Path.cwd())
+    root = Path(project_dir) if project_dir is not None else Path.cwd()
+    path = settings_path(pm, agent, scope, root)
+    local = local_settings_path(pm, agent, root) if scope == "project" else None
+    if transport == "http" and scope == "project" and local is None:
+        local = path.with_name(LOCAL_SETTINGS)
+    if not force:
+        others: tuple[str, ...] = ("project", "project-local") if scope == "user" else ("user",)
+        if scope == "project" and transport == "http":
+            others += ("project",)  # the committed hooks already run on this machine
+        _refuse_double_wiring(pm, agent, others, root, f"installing at {scope} scope")
     wired: list[str] = []
+    portable = scope == "project" and transport == "command"
+    if portable and not dry_run:
+        refuse_ephemeral(python or sys.executable)  # the committed `twiceshy hook` would find no twiceshy here
 
     def command_for(native_event: str) -> str:
         if native_event not in wired:
             wired.append(native_event)
+        if portable:
+            return portable_command(agent, native_event)
         return hook_command(agent, native_event, python=python, home=home)
 
     http = None
@@ -532,57 +495,128 @@ def install(
         http = load_config(data_home) if dry_run else ensure_config(data_home)
         if http is None:  # a dry run writes nothing, not even the port file
             http = HttpHookConfig(0, "")
-    target = _HookTarget(agent, command_for, http)
-    env_file = token_env_file(path, scope)
+    target = HookTarget(agent, command_for, http, portable=portable)
 
     def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
         after = pm.hook.agent_install_hooks(agent=agent, settings=settings, hook_command=target)
         if http is not None and after is not None:
             if not target.http_events:
                 raise TransportUnsupported(f"{agent} has no HTTP hooks; use --transport command")
-            if env_file == path:
-                after = _set_token_env(http.env_var, http.token)(after)
+            after = set_token_env(http.env_var, http.token)(after)
         return after
 
     def events_of(after: dict[str, Any]) -> list[str]:
         return list(wired) + [e for e in target.http_events if e not in wired] or our_events(after)
 
-    result = _apply(agent, "install", path, transform, dry_run, events_of)
-    if http is not None and env_file == path and result.changed:
-        result.token_file = path
-    if env_file != path and (http is not None or env_file.exists()):
-        # The token in the machine's own settings file (or, back to command hooks, out of it).
-        var, token = (http.env_var, http.token) if http is not None else (None, None)
-        try:
-            local = _apply(agent, "install", env_file, _set_token_env(var, token), dry_run, lambda _a: [])
-        except InstallError:
-            if http is not None:
-                raise
-            local = None
-        if local is not None and local.changed:
-            result.changed = True
-            result.diff += local.diff
-            if http is not None:
-                result.token_file = env_file
-                if not dry_run:
-                    result.git_exclude = _git_exclude(env_file)
-            elif not dry_run and was_created(env_file) and read_settings(env_file)[0] == {}:
-                env_file.unlink(missing_ok=True)  # back to command hooks: the file we made for the token goes
-                forget_created(env_file)
-                result.removed_files.append(env_file)
+    if scope == "project" and http is not None and local is not None:
+        # This machine's hooks, all of them, in the per-machine file; the committed file stays as it is.
+        pin = pinned_home(home)
+        had_home = _has_home_env(local)
+        result = _apply(agent, "install", local, lambda s: _pin(transform(s), pin), dry_run, events_of)
+        if pin is not None and not had_home and not dry_run:
+            record_created(local, agent, "env", HOME_ENV)
+        result.token_file = local if result.changed else None
+        result.local_file = local
+    else:
+        result = _apply(agent, "install", path, transform, dry_run, events_of)
+        if http is not None and result.changed:
+            result.token_file = path
+        if local is not None:
+            _merge(result, _install_local(pm, agent, local, pinned_home(home), dry_run))
+    if portable:
+        extra = write_project_files(_project_files(pm, agent, root), agent, dry_run)
+        result.changed = result.changed or bool(extra)
+        result.diff += extra
+        if local is None and not dry_run:
+            _redirect(agent, pinned_home(home))
+    if result.local_file is not None and not dry_run and result.local_file.exists():
+        result.git_exclude = git_exclude(result.local_file, agent)
     if result.token_file is not None and not dry_run:
-        _private(result.token_file)
+        make_private(result.token_file)
     return result
 
 
-def _private(path: Path) -> None:
-    """The file now holds the token: readable by its owner only."""
+def _project_files(pm: Any, agent: str, root: Path) -> dict[Path, bytes]:
+    """Files besides the settings a project install writes, committed with them (OpenCode's plugin
+    copy): a settings module declares them with ``project_files(project_dir) -> {path: bytes}``."""
+    declared = getattr(settings_module(pm, agent), "project_files", None)
+    return {Path(p): bytes(b) for p, b in (declared(root) if declared is not None else {}).items()}
+
+
+def _redirect_file() -> Path:
+    from twiceshy.ops.cli import REDIRECT, default_home
+
+    return Path(default_home()) / REDIRECT
+
+
+def _redirect(agent: str, pin: str | None) -> None:
+    """An agent with no per-machine file, a data dir that is not the default: name it in
+    ``<default data dir>/redirect`` (this machine's, outside the repository), so the committed
+    ``twiceshy hook`` finds it even when the agent runs hooks without ``TWICESHY_HOME``."""
+    if pin is None:
+        return
+    target = _redirect_file()
     try:
-        target = Path(os.path.realpath(path))
-        if stat.S_IMODE(target.stat().st_mode) & 0o077:
-            os.chmod(target, 0o600)
+        if target.read_text(encoding="utf-8").strip() != pin:
+            write_atomic(target, pin + "\n")
+    except FileNotFoundError:
+        make_parents(target, agent)
+        write_atomic(target, pin + "\n")
+    record_created(target, agent, "env", "redirect")
+
+
+def _drop_redirect(agent: str) -> None:
+    """Uninstall: the redirect goes with the last project install that needed it."""
+    target = _redirect_file()
+    forget_created(target, "env", "redirect") if set_by_us_for(target, agent) else None
+    if any(r.get("line") == "redirect" for r in created_files() if r["path"] == str(target.absolute())):
+        return
+    try:
+        if target.read_text(encoding="utf-8").strip() == str(data_dir()):
+            target.unlink()
     except OSError:
         pass
+
+
+def set_by_us_for(path: Path, agent: str) -> bool:
+    key = str(Path(path).absolute())
+    return any(r["path"] == key and r.get("line") == "redirect" and r.get("agent") == agent for r in created_files())
+
+
+def _pin(settings: dict[str, Any] | None, home: str | None) -> dict[str, Any] | None:
+    return None if settings is None else (set_home_env(home)(settings) if home is not None else settings)
+
+
+def _install_local(pm: Any, agent: str, local: Path, pin: str | None, dry_run: bool) -> InstallResult:
+    """The per-machine file beside a committed project install: ``TWICESHY_HOME`` when it is not
+    the default; no hooks of ours (http ones from an earlier ``--transport http`` go) and no token."""
+    if not local.exists() and pin is None:
+        return InstallResult(agent, "install", local, changed=False, events=[], dry_run=dry_run)
+    ours = set_by_us(local, HOME_ENV)
+    had_home = _has_home_env(local)
+
+    def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
+        out = pm.hook.agent_uninstall_hooks(agent=agent, settings=settings)
+        if out is None:
+            return None
+        return set_home_env(pin, keep_users=not ours)(set_token_env(None, None)(out))
+
+    out = _apply(agent, "install", local, transform, dry_run, lambda _a: [])
+    if not dry_run:
+        if pin is not None and not had_home:
+            record_created(local, agent, "env", HOME_ENV)
+        elif pin is None and ours:
+            forget_created(local, "env", HOME_ENV)
+        _delete_if_ours_and_empty(pm, agent, local, out)
+    return out
+
+
+def _has_home_env(path: Path) -> bool:
+    try:
+        env = read_settings(path)[0].get("env")
+    except InstallError:
+        return False
+    return isinstance(env, dict) and HOME_ENV in env
 
 
 def uninstall(
@@ -592,17 +626,20 @@ def uninstall(
     project_dir: Path | None = None,
     dry_run: bool = False,
 ) -> InstallResult:
-    """Remove only twiceshy's entries from ``agent``'s settings file for ``scope``.
+    """Remove only twiceshy's entries from ``agent``'s settings for ``scope`` (for a project: the
+    committed file and the per-machine one). A file left as the user had it is restored byte for
+    byte from its backup; a file or folder install created goes once nothing of the user's is in it.
 
     ``events`` of the result lists the events we removed our hook from.
     """
-    path = settings_path(pm, agent, scope, project_dir or Path.cwd())
+    root = Path(project_dir) if project_dir is not None else Path.cwd()
+    path = settings_path(pm, agent, scope, root)
     removed: list[str] = []
 
     def transform(settings: dict[str, Any]) -> dict[str, Any] | None:
         from twiceshy.engine.http_hooks import our_http_hooks
 
-        removed.extend(our_events(settings))
+        removed.extend(e for e in our_events(settings) if e not in removed)
         removed.extend(e for e in our_http_hooks(settings) if e not in removed)
         return pm.hook.agent_uninstall_hooks(agent=agent, settings=settings)
 
@@ -613,44 +650,57 @@ def uninstall(
         return [e for e in removed if e not in left]
 
     result = _apply(agent, "uninstall", path, transform, dry_run, events_of)
-    local = token_env_file(path, scope)
-    if local != path and local.exists():
-        try:  # the http transport's token (only our variable; the file is Claude Code's)
-            token_out = _apply(agent, "uninstall", local, _set_token_env(None, None), dry_run, lambda _a: [])
-            result.diff += token_out.diff
-            if token_out.changed and not dry_run and was_created(local):
-                if read_settings(local)[0] == {}:
-                    local.unlink(missing_ok=True)
-                    forget_created(local)
-                    result.removed_files.append(local)
+    local = token_env_file(path, scope) if scope == "project" else None
+    declared = local_settings_path(pm, agent, root) if scope == "project" else None
+    for extra in dict.fromkeys(p for p in (declared, local) if p is not None and p != path):
+        if not extra.exists():
+            continue
+        keep = not set_by_us(extra, HOME_ENV)
+
+        def local_transform(settings: dict[str, Any], keep: bool = keep) -> dict[str, Any] | None:
+            out = transform(settings)
+            return None if out is None else set_home_env(None, keep_users=keep)(set_token_env(None, None)(out))
+
+        try:
+            out = _apply(agent, "uninstall", extra, local_transform, dry_run, events_of)
         except InstallError:
-            pass
+            continue
+        result.events = [e for e in removed if e in set(result.events) | set(out.events)] or result.events
+        _merge(result, out)
+        if not dry_run:
+            forget_created(extra, "env", HOME_ENV)
+            _delete_if_ours_and_empty(pm, agent, extra, result)
+            remove_exclude_lines(agent, extra)
     if dry_run:
         return result
-    # A settings file we created and that our removal left empty goes too.
-    if was_created(path):
-        try:
-            left, _ = read_settings(path)
-        except InstallError:
-            left = None
-        if left == {} or not path.exists():
-            path.unlink(missing_ok=True)
-            forget_created(path)
-            result.removed_files.append(path)
-    cleaned, deleted = remove_context_blocks(pm, agent, project_dir or Path.cwd())
+    _delete_if_ours_and_empty(pm, agent, path, result)
+    if scope == "project":
+        result.removed_files += remove_project_files(_project_files(pm, agent, root))
+        _drop_redirect(agent)
+    cleaned, deleted = remove_context_blocks(pm, agent, root)
     result.cleaned_files += cleaned
     result.removed_files += deleted
+    result.removed_dirs = remove_created_dirs(agent)
     return result
 
 
 __all__ = [
+    "BACKUP_INFIX",
     "InstallError",
     "InstallResult",
     "HookSpec",
+    "all_backups",
     "client_path",
+    "created_files",
+    "forget_created",
     "hook_command",
+    "hook_files",
     "is_our_command",
+    "local_settings_path",
     "merge_matcher_hooks",
+    "portable_command",
+    "purge_backups",
+    "record_created",
     "remove_matcher_hooks",
     "remove_flat_hooks",
     "our_events",
@@ -664,4 +714,6 @@ __all__ = [
     "TransportUnsupported",
     "install",
     "uninstall",
+    "was_created",
+    "wired_events",
 ]

@@ -186,6 +186,14 @@ def try_engine(argv):
         home = home_dir()
     except Exception:
         return None
+    if argv[0] == "why" and "-" in argv[1:]:
+        from twiceshy.ops.why import route_argv  # stdlib only at import
+
+        # In place: the payload on stdin goes inline (the engine gets no stdin), and a
+        # declined read then runs in-process on the same, already read, text.
+        argv[:] = route_argv(argv, sys.stdin)
+        if len(argv) > 1 and "--json" in argv and len(argv[argv.index("--json") + 1]) > wire.MAX_PAYLOAD:
+            return None
     reply = ask(home, argv)
     if reply is None:
         return None

@@ -1,6 +1,7 @@
 """What every agent plugin's settings module shares: which hook entries are ours, and merging them.
 
-An entry is *ours* when its command contains ``twiceshy`` and ``hooks/client.py`` (the contract in
+An entry is *ours* when its command contains ``twiceshy`` and ``hooks/client.py``, or is the portable
+``twiceshy hook <agent> <event>`` a project's committed settings name (the contract in
 ``docs/install.md``); :func:`is_our_command` is the one test for it. Agents whose settings share Claude
 Code's shape (``{"hooks": {Event: [{"matcher", "hooks": [{"command"}]}]}}`` — Claude Code, Codex,
 Gemini CLI) reuse :func:`merge_matcher_hooks` and :func:`remove_matcher_hooks`; flat lists of
@@ -13,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -26,6 +28,15 @@ MARKER = "twiceshy"
 
 
 CLIENT_MARKER = "hooks/client.py"
+
+# ``twiceshy hook <agent> <event>`` (the console script found on PATH, or a path ending in it).
+PORTABLE_COMMAND = re.compile(r"^(?:\S*[/\\])?twiceshy(?:\.exe)?\s+hook\s+[\w.-]+\s+[\w.-]+\s*$")
+
+
+def portable_command(agent: str, native_event: str) -> str:
+    """The hook command a project's committed settings name: ``twiceshy hook AGENT EVENT``,
+    found on PATH on every machine (no path of this one in it)."""
+    return f"twiceshy hook {agent} {native_event}"
 
 
 class InstallError(click.ClickException):
@@ -44,11 +55,16 @@ def client_path() -> Path:
 def is_our_command(command: Any) -> bool:
     """Whether a settings entry's command is one of ours.
 
-    The contract: it mentions ``twiceshy`` and ``hooks/client.py``. A
-    development checkout may live in a folder not named twiceshy, so the
-    exact path of this installation's client counts as well.
+    The contract: it mentions ``twiceshy`` and ``hooks/client.py``, or it is
+    ``twiceshy hook AGENT EVENT`` (the portable command of a committed project
+    file). A development checkout may live in a folder not named twiceshy, so
+    the exact path of this installation's client counts as well.
     """
-    if not isinstance(command, str) or CLIENT_MARKER not in command.replace("\\", "/"):
+    if not isinstance(command, str):
+        return False
+    if "hook" in command and PORTABLE_COMMAND.match(command.strip()):
+        return True
+    if CLIENT_MARKER not in command.replace("\\", "/"):
         return False
     if MARKER in command.lower():
         return True
@@ -209,7 +225,8 @@ def our_events(settings: Any) -> list[str]:
     """Events in a ``{"hooks": {...}}`` settings dict that carry one of our commands (any shape).
 
     OpenCode has no hook map of its own: ours sits in the options of a ``plugin``
-    entry (``{"plugin": [[spec, {"hooks": {...}}]]}``), which is read the same way.
+    entry (``{"plugin": [[spec, {"hooks": {...}}]]}``), which is read the same way; a file
+    with neither is read as a bare event map (Droid's ``hooks.json``).
     """
     if not isinstance(settings, dict):
         return []
@@ -219,7 +236,7 @@ def our_events(settings: Any) -> list[str]:
         maps = (
             [p[1].get("hooks") for p in plugins if isinstance(p, list) and len(p) > 1 and isinstance(p[1], dict)]
             if isinstance(plugins, list)
-            else []
+            else [settings]  # a bare event map (Droid's hooks.json)
         )
     events: list[str] = []
     for hooks in maps:

@@ -66,6 +66,16 @@ def settings_file(scope: str, project_dir: Path) -> Path:
     raise ValueError(f"unknown scope {scope!r} (use user or project)")
 
 
+def local_settings_file(project_dir: Path) -> Path:
+    """The project's per-machine settings, never committed: ``<dir>/.claude/settings.local.json``.
+
+    ``twiceshy install --scope project`` writes what belongs to this machine here (a data dir
+    other than the default as ``env.TWICESHY_HOME``; with ``--transport http`` the http hooks and
+    their token), and lists it in ``.git/info/exclude``; ``.claude/settings.json`` gets only
+    ``twiceshy hook claude-code <Event>``, which works from any clone."""
+    return Path(project_dir) / ".claude" / "settings.local.json"
+
+
 def context_file(project_dir: Path) -> Path:
     """The project's standing instructions: ``<project root>/CLAUDE.md``."""
     return Path(project_dir) / "CLAUDE.md"

@@ -9,6 +9,13 @@ second argument; recorded in 1.18.33)::
                  {"home": "<data dir>",
                   "hooks": {"PreToolUse": {"command": "…client.py … opencode PreToolUse", "timeout": 10}, …}}]]}
 
+For a project (``--scope project``) the entry must hold no path of this machine: install copies the
+plugin into the project as :data:`PROJECT_PLUGIN` (:func:`project_files`, committed with it), the
+entry names it relative to the config (``"./.opencode/twiceshy.js"``; OpenCode resolves a spec
+starting with ``.`` against the config file's folder — read in 1.18.33's resolvePluginSpec) and the
+commands are ``twiceshy hook opencode <Event>``; the plugin finds the data dir itself. Not in
+``.opencode/plugins/``: OpenCode loads every file there without options, a second time.
+
 Every other key and plugin entry is left as it is. OpenCode loads the same
 plugin spec only once even when the user and the project config both list it
 (the project's options win; recorded), so installing in both scopes does not
@@ -44,6 +51,7 @@ TIMEOUTS: dict[str, int] = {
 EVENTS: tuple[str, ...] = tuple(TIMEOUTS)
 
 CONFIG_NAMES = ("opencode.json", "opencode.jsonc")
+PROJECT_PLUGIN = ".opencode/twiceshy.js"  # the project's copy of the plugin, committed
 
 
 def plugin_path() -> Path:
@@ -54,6 +62,11 @@ def plugin_path() -> Path:
 def plugin_spec() -> str:
     """The ``plugin`` entry's spec: a ``file://`` URL of the shipped plugin."""
     return plugin_path().as_uri()
+
+
+def project_files(project_dir: Path) -> dict[Path, bytes]:
+    """Files a project install writes beside the config, committed with it: the plugin's copy."""
+    return {Path(project_dir) / PROJECT_PLUGIN: plugin_path().read_bytes()}
 
 
 def config_dir() -> Path:
@@ -101,7 +114,7 @@ def is_our_entry(entry: Any) -> bool:
     spec = _spec_of(entry).replace("\\", "/")
     if spec.endswith(f"/opencode/{PLUGIN_FILE}") and "twiceshy" in spec.lower():
         return True
-    if spec == plugin_spec():
+    if spec == plugin_spec() or spec == "./" + PROJECT_PLUGIN:
         return True
     options = entry[1] if isinstance(entry, list) and len(entry) > 1 and isinstance(entry[1], dict) else {}
     hooks = options.get("hooks")
@@ -129,7 +142,9 @@ def our_entry(hook_command: Callable[[str], str]) -> list[Any]:
     if home:
         options["home"] = home  # the plugin writes its transcript pointers under <home>/opencode-sessions
     options["hooks"] = hooks
-    return [plugin_spec(), options]
+    # A project's committed config: the copy in the project, named relative to the config.
+    spec = "./" + PROJECT_PLUGIN if getattr(hook_command, "portable", False) else plugin_spec()
+    return [spec, options]
 
 
 def install_hooks(settings: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any]:

@@ -38,10 +38,23 @@ function databasePath() {
   }
 }
 
+// twiceshy's data dir when the options name none (a project's committed opencode.json, whose hook
+// commands are `twiceshy hook opencode <Event>`): TWICESHY_HOME, else the default `twiceshy` uses.
+function defaultHome() {
+  try {
+    if (process.env.TWICESHY_HOME) return process.env.TWICESHY_HOME
+    if (process.platform === "darwin") return path.join(os.homedir(), "Library", "Application Support", "twiceshy")
+    const base = (process.env.XDG_DATA_HOME || "").trim() ? process.env.XDG_DATA_HOME : path.join(os.homedir(), ".local", "share")
+    return path.join(base, "twiceshy")
+  } catch {
+    return ""
+  }
+}
+
 export const TwiceshyPlugin = async (input, options) => {
   const opts = options && typeof options === "object" ? options : {}
   const hooks = opts.hooks && typeof opts.hooks === "object" ? opts.hooks : {}
-  const home = typeof opts.home === "string" ? opts.home : ""
+  const home = typeof opts.home === "string" && opts.home ? opts.home : defaultHome()
   const directory = (input && typeof input.directory === "string" && input.directory) || process.cwd()
 
   const started = new Map() // sessionID -> Promise<session-start context>
