@@ -19,6 +19,9 @@ def twiceshy_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     home.mkdir()
     monkeypatch.setenv("TWICESHY_HOME", str(home))
     monkeypatch.setenv("TWICESHY_CONFIG_DIR", str(home / "config"))
+    # The platform default data dir too: a project install names a non-default data dir in
+    # <default data dir>/redirect, and no test may write into this machine's real one.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("TWICESHY_RAISE_PLUGIN_ERRORS", "1")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     for name in list(os.environ):

@@ -370,6 +370,11 @@ def _reimport(result: Any, big: dict[str, Any]) -> None:
     assert counts["exists"] == len(exported) > 0 and counts["new"] == 0  # the store's own lessons, found
 
 
+def _why(result: Any, big: dict[str, Any]) -> None:
+    data = _json(result)
+    assert isinstance(data, dict) and data, result.output[:500]
+
+
 def _search(result: Any, big: dict[str, Any]) -> None:
     assert len(result.output.strip().splitlines()) >= 1
 
@@ -390,6 +395,7 @@ RUNS: list[tuple[str, list[str], Check | None]] = [
     ("graph", ["graph", "{hit}"], _has("make clean")),
     ("timeline", ["timeline", "terraform"], _has("terraform")),
     ("review", ["review"], _has("held")),
+    ("why", ["why", "git push --force origin main", "--as-json"], _why),
     ("suggest", ["suggest"], None),
     ("observe", ["observe", "seq:test->fix->test"], _has("seq:test->fix->test")),
     ("consolidate", ["consolidate"], None),
@@ -408,6 +414,7 @@ RUNS: list[tuple[str, list[str], Check | None]] = [
     ("edit", ["edit", "{id0}", "--confidence", "0.9"], None),
     ("feedback", ["feedback", "{id0}", "followed"], None),
     ("forget", ["forget", "{id1}"], _has("forgot")),
+    ("correct", ["correct", "{id0}", "--except", "git push --force-with-lease origin main"], None),
     ("evolve", ["evolve", "--json"], None),
     ("hook", ["hook", "claude-code", "PreToolUse"], None),
     ("context write", ["context", "--write", "--agent", "claude-code"], _has("CLAUDE.md")),

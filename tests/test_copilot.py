@@ -293,7 +293,9 @@ def test_install_into_a_real_file_and_uninstall(pm, tmp_path: Path):
     assert removed.changed and set(removed.events) == set(settings.EVENTS)
     # The hook file was ours: it goes, and so do the folders made for it (issue 30).
     assert removed.removed_files == [path] and not path.exists()
-    assert removed.removed_dirs == [project / ".github" / "hooks", project / ".github", project]
+    # (The default data dir, made for the redirect file that pins this test's data dir, may go too.)
+    in_project = [d for d in removed.removed_dirs if project in (d, *d.parents)]
+    assert in_project == [project / ".github" / "hooks", project / ".github", project], removed.removed_dirs
     assert not inst.uninstall(pm, AGENT, scope="project", project_dir=project).changed
 
 

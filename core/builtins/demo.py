@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ from typing import Any
 
 import click
 from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.plugin.settings import PORTABLE_COMMAND, is_our_command
 
 TRANSCRIPT = [
     {"type": "user", "message": {"role": "user", "content": "run the unit tests"}},
@@ -77,11 +79,20 @@ def _run(args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = No
 
 
 def _hook_command(settings_file: Path, event: str) -> list[str]:
+    """The argv of the hook install wrote for ``event``. A project install writes the portable
+    ``twiceshy hook AGENT EVENT``: the demo runs it with this installation's ``twiceshy`` (on PATH,
+    else the console script beside this interpreter), so it works from an unactivated venv too."""
     settings = json.loads(settings_file.read_text())
     for group in settings["hooks"][event]:
         for hook in group["hooks"]:
-            if "client.py" in hook["command"]:
-                return shlex.split(hook["command"])
+            if not is_our_command(hook["command"]):
+                continue
+            argv = shlex.split(hook["command"])
+            if PORTABLE_COMMAND.match(hook["command"].strip()):
+                beside = Path(sys.executable).parent / "twiceshy"
+                found = shutil.which("twiceshy") or (str(beside) if beside.exists() else None)
+                return [found, *argv[1:]] if found else [sys.executable, "-m", "twiceshy", *argv[1:]]
+            return argv
     raise click.ClickException(f"install wrote no {event} hook to {settings_file}")
 
 

@@ -74,9 +74,9 @@ failed open: calls let through unchecked because the engine did not answer.</p>
 
 <div class="cols">
 <div><h3>Lessons that helped most</h3>
-<table id="most"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">held</th><th class="num">denied</th><th class="num">avoided</th><th class="num">overridden</th><th class="num">false holds</th><th class="num">followed</th><th class="num">ignored</th></tr></thead><tbody></tbody></table></div>
+<table id="most"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">held</th><th class="num">denied</th><th class="num">avoided</th><th class="num">overridden</th><th class="num">false holds</th><th class="num">followed</th><th class="num">ignored</th><th class="num">irrelevant</th></tr></thead><tbody></tbody></table></div>
 <div><h3>Lessons that helped least</h3>
-<table id="least"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">held</th><th class="num">denied</th><th class="num">avoided</th><th class="num">overridden</th><th class="num">false holds</th><th class="num">followed</th><th class="num">ignored</th></tr></thead><tbody></tbody></table></div>
+<table id="least"><thead><tr><th>lesson</th><th class="num">matched</th><th class="num">held</th><th class="num">denied</th><th class="num">avoided</th><th class="num">overridden</th><th class="num">false holds</th><th class="num">followed</th><th class="num">ignored</th><th class="num">irrelevant</th></tr></thead><tbody></tbody></table></div>
 </div>
 
 <h2>Held for review <span class="muted" id="held-count"></span></h2>
@@ -118,7 +118,7 @@ const EDGE_STYLE = {generalizes: ["#444", ""], supersedes: ["#e65100", ""], "rel
 const OUTCOMES = [["warned", "#f9a825"], ["held", "#1565c0"], ["denied", "#b71c1c"], ["avoided", "#2e7d32"],
                   ["ignored", "#6d4c41"], ["overridden", "#ad1457"], ["false_holds", "#ff6f00"],
                   ["not_delivered", "#78909c"], ["failed_open", "#9e9e9e"]];
-const USEFUL_COLS = ["matched", "held", "denied", "avoided", "overridden", "false_holds", "followed", "ignored"];
+const USEFUL_COLS = ["matched", "held", "denied", "avoided", "overridden", "false_holds", "followed", "ignored", "irrelevant"];
 const LESSON_LIMIT = 300;
 const SVGNS = "http://www.w3.org/2000/svg";
 let lessonCache = {};
