@@ -1235,6 +1235,21 @@ def advice_fix(mistake: str, text: str) -> str | None:
     for flag, value in pairs.items():
         names = {flag, _aliases(call.program).get(flag, flag)}
         at = next((i for i, w in enumerate(argv) if w.split("=", 1)[0] in names), None)
+        if at is None and not value:
+            # A safer form of a flag the call has ("--force" -> "--force-with-lease"): it replaces it.
+            longer = {
+                i
+                for i, w in enumerate(argv)
+                if w.startswith("-")
+                and "=" not in w
+                and any(flag.startswith(n + "-") for n in (w, _aliases(call.program).get(w, w)) if n.startswith("--"))
+            }
+            if longer:
+                argv = [
+                    flag if i == min(longer) else w for i, w in enumerate(argv) if i == min(longer) or i not in longer
+                ]
+                changed = True
+                continue
         if at is None:
             argv += [flag, value] if value else [flag]
             changed = True
