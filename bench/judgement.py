@@ -131,6 +131,14 @@ def side_by_side(rows: list[tuple[str, str, h.ModeResult]]) -> str:
             f"{_pct(o['recall_same']):>5}/{_pct(o['recall_reword']):<6} {_pct(o['precision']):>9} "
             f"{_pct(o['fw_fix']):>9} {_pct(o['fw_lookalike']):>17} / {_pct(o['fw_everyday']):<6} {wrong:>19}"
         )
+    lines += ["", "== holds and denies only (a warning in context blocks nothing)",
+              f"{'split':<7} {'mode':<8} {'held own':>9} {'precision':>9} {'fix held':>9} {'look-alike':>10} {'everyday':>9}"]  # fmt: skip
+    for split, label, result in rows:
+        o = result.summary()["overall"]
+        lines.append(
+            f"{split:<7} {result.mode + label:<8} {_pct(o['held_own']):>9} {_pct(o['hold_precision']):>9} "
+            f"{_pct(o['fix_hold']):>9} {_pct(o['look_hold']):>10} {_pct(o['day_hold']):>9}"
+        )
     return "\n".join(lines)
 
 
@@ -168,6 +176,8 @@ def report(result: h.ModeResult, verbosity: int) -> str:
                 lines.append(
                     f"   {inc.id}: [{row['kind']}, T{row['tier']}] {row['trigger'][:70]!r} -> {row['text'][:120]}"
                 )
+                if row.get("signature"):
+                    lines.append(f"      signature {json.dumps(row['signature'])[:300]}")
     if result.errors:
         lines.append(f"-- hook errors: {len(result.errors)}")
         for err in result.errors[:20]:

@@ -416,8 +416,9 @@ def _add_noise(ctx: Any, corpus: Corpus, projects: Path, count: int) -> int:
 
 
 def _lesson_row(exp: Any) -> dict:
+    structured = exp.structured if isinstance(exp.structured, dict) else {}
     return {"id": exp.id, "kind": exp.kind, "tier": int(exp.tier), "trigger": exp.trigger, "text": exp.text,
-            "source": exp.source}  # fmt: skip
+            "source": exp.source, "signature": structured.get("signature")}  # fmt: skip
 
 
 def _touched_since(ctx: Any, since: float) -> list[Any]:
@@ -578,6 +579,18 @@ def _score(
         "fix_held": sum(1 for o in look if o.kind == "fix" and o.flagged),
         "all_flagged": sum(1 for o in must + look + days if o.flagged),
         "wrong_flagged": sum(1 for o in must + look + days if o.flagged and (not o.must_warn or not o.own)),
+        # The same counting holds and denies only (what blocks a call): a warning in context is not a hold.
+        "held_own": _ratio(sum(1 for o in must if o.answer in (HOLD, DENY) and o.own), len(must)),
+        "hold_precision": _ratio(
+            sum(1 for o in must if o.answer in (HOLD, DENY) and o.own),
+            sum(1 for o in must + look + days if o.answer in (HOLD, DENY)),
+        ),
+        "fix_hold": _ratio(
+            sum(1 for o in look if o.kind == "fix" and o.answer in (HOLD, DENY)),
+            sum(1 for o in look if o.kind == "fix"),
+        ),
+        "look_hold": _ratio(sum(1 for o in look if o.answer in (HOLD, DENY)), len(look)),
+        "day_hold": _ratio(sum(1 for o in days if o.answer in (HOLD, DENY)), len(days)) if everyday else None,
         "shown_lessons": len(shown),
         "shown_foreign": sum(1 for o, owner in shown if o.incident not in owner.split(",")),
     }
