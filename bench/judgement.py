@@ -5,9 +5,11 @@
     python bench/judgement.py --shape test_fix --json
     python bench/judgement.py --split sealed       # only the sealed split (default: both, side by side)
 
-Two splits: ``tuning`` (tests/judgement/corpus, read while building the matcher)
-and ``sealed`` (tests/judgement/sealed, written independently before the matcher
-changed and never read item by item while tuning: report it, never tune on it).
+Three splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
+``dev`` (tests/judgement/dev, written later by someone who had not read the matcher:
+read it to find what is wrong) and ``sealed`` (tests/judgement/sealed, written
+independently before the matcher changed and never read item by item while
+tuning: report it, never tune on it; ``-v`` prints no item of it).
 
 Modes: ``learned`` (session end on each incident's real-format transcript),
 ``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
@@ -44,7 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from judgement import harness as h  # noqa: E402
-from judgement import sealed  # noqa: E402
+from judgement import dev, sealed  # noqa: E402
 from judgement.spec import SHAPES  # noqa: E402
 
 
@@ -188,7 +190,12 @@ def report(result: h.ModeResult, verbosity: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
-    ap.add_argument("--split", choices=("tuning", "sealed", "both"), default="both", help="which corpus split")
+    ap.add_argument(
+        "--split",
+        choices=("tuning", "dev", "sealed", "both", "all"),
+        default="both",
+        help="which corpus split: both = tuning and sealed; all adds dev",
+    )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
     ap.add_argument("--every", type=int, default=1, help="every n-th incident per shape (a quick subset)")
@@ -208,8 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         del rest[i : i + (1 if rest[i].startswith("--code=") else 2)]
         return _run_other_code(args.code, rest)
 
-    splits = {"tuning": h.load, "sealed": sealed.load}
-    chosen = list(splits) if args.split == "both" else [args.split]
+    splits = {"tuning": h.load, "dev": dev.load, "sealed": sealed.load}
+    chosen = ["tuning", "sealed"] if args.split == "both" else list(splits) if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
     runs: list[tuple[str, dict[str, Any]]] = [("", overrides)]

@@ -135,6 +135,7 @@ DIAGNOSTIC_SUBS = {
     "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
     "events", "get-contexts", "current-context", "list-profiles",
 }  # fmt: skip
+_LOOK_FLAGS = {"--version", "-V", "--info"}
 _GET_LOOKS = {"kubectl", "oc", "helm", "gh", "gcloud", "az", "kubectx", "flux", "argocd", "aws"}
 # AWS-style read verbs: "aws sts get-caller-identity", "aws ecr describe-repositories".
 _DIAGNOSTIC_PREFIXES = ("list-", "describe-", "get-caller", "show-")
@@ -661,12 +662,19 @@ def is_look(call: Call) -> bool:
         return True
     if call.outer in DIAGNOSTIC_PROGRAMS:
         return True
-    subs = call.sub(call.program, depth=2) or call.sub(call.outer, depth=2)
+    # Three words deep: "gcloud container clusters list" lists.
+    subs = call.sub(call.program, depth=3) or call.sub(call.outer, depth=3)
     for w in subs:
         if w == "get" and call.program not in _GET_LOOKS:
             continue  # "go get", "helm dependency get" change things
         if w in DIAGNOSTIC_SUBS or w.startswith(_DIAGNOSTIC_PREFIXES):
             return True
+    if not subs and any(f in _LOOK_FLAGS or f.startswith("--list") for f in call.flags):
+        return True  # "dotnet --list-sdks", "node --version"
+    if subs[:1] == ["remote"] and call.program == "git":
+        return subs[1:2] in ([], ["show"], ["get-url"])  # "git remote -v"; "git remote add" changes things
+    if subs[:1] == ["env"] and call.program == "go":
+        return "-w" not in call.flags and "-u" not in call.flags  # "go env GOPRIVATE" reads; "go env -w" writes
     return call.program == "git" and not subs
 
 

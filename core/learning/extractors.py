@@ -597,8 +597,13 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
             c = _shell_cmd(nxt)
             if not c or nxt.blocked_by_us or rejection_reason(nxt) is not None:
                 continue
-            if _is_look(nxt) and not (sg.same_action(cmd, c) or nxt.failed and related(cmd, c)):
-                continue  # a listing, read or status query: not the fix
+            # A listing, read or status query is not the fix (``docker buildx ls`` after a failed
+            # ``docker buildx build``), unless the mistake was itself a look of that subcommand
+            # (``kubectl logs x`` -> ``kubectl logs x -c app``).
+            if _is_look(nxt) and not (
+                sg.is_diagnostic(cmd) and sg.same_action(cmd, c) or nxt.failed and related(cmd, c)
+            ):
+                continue
             looked += 1
             if looked > LOOKAHEAD:
                 break

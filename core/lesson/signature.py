@@ -77,6 +77,11 @@ GLOBAL_FLAGS = {
     "--subscription", "--config", "--env", "--environment", "--host", "--endpoint-url", "--server",
     "--cluster", "--org", "--tenant", "--workspace", "--config-file", "--settings",
 }  # fmt: skip
+# Of those, the ones that mean the same to every subcommand of every program that has them.
+EVERYWHERE_FLAGS = {
+    "--profile", "--region", "--context", "--kube-context", "--kubeconfig", "--account", "--subscription",
+    "--endpoint-url", "--org", "--tenant",
+}  # fmt: skip
 # Programs a "command not found" turns into the whole mistake (the program itself).
 _NOT_FOUND_RE = re.compile(
     r"(?i)(command not found|not recognized as|no such file or directory|is not installed|not found in path)"
@@ -295,15 +300,43 @@ def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
     from twiceshy.hooks.match import _RUNNERS
 
     out: dict[str, Any] = {"program": prog}
-    if prog in _RUNNERS and not _RUNNERS[prog]:
-        return out  # npx/bunx/uvx: the runner is the mistake, not what it ran
     if why and _NOT_FOUND_RE.search(why):
         out["looks"] = True
         return out  # the program itself is missing: every call of it fails
+    if prog in _RUNNERS and not _RUNNERS[prog]:
+        # npx/bunx/uvx: the runner is the mistake, for what it ran ("npx jest …" -> "npm test --
+        # …" says nothing about "npx prettier").
+        if m.program != prog and m.program not in {p for p, _ in f.levels}:
+            out["present"] = ["prog:" + m.program]  # the fix dropped what npx ran, not only npx
+        return out
     sub = _sub_words(m, prog)
     if sub:
         out["sub"] = sub
+    context = _shared_context(m, f)
+    if context:
+        out["present"] = context
     return out
+
+
+def _shared_context(m: Call, f: Call) -> list[str]:
+    """What the mistake and a fix that runs another program have in common, naming the case
+    the switch was for: a flag with the same value ("cargo build --target aarch64-…" ->
+    "cross build --target aarch64-…"), the file type of the operand ("node x.ts" -> "npx tsx
+    x.ts"). Without it, every call of the program would look like the mistake."""
+    out: list[str] = []
+    for flag in _collapse(m.flags):
+        if flag in INCIDENTAL_FLAGS or flag == "--" or not flag.startswith("--"):
+            continue
+        mv, fv = m.values.get(flag) or [], f.values.get(flag) or []
+        if mv and fv and mv[0] == fv[0] and len(mv[0]) >= 3:
+            out.append(f"{flag}={mv[0]}")
+    f_types = {_ext(x) for x in _operands(f, f.program)}
+    for op in _operands(m, m.program):
+        ext = _ext(op)
+        if ext and ext in f_types and ext not in _CONFIG_EXTS:
+            out.append(f"*.{ext}")
+            break
+    return out[:2]
 
 
 def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str, Any] | None:
@@ -315,8 +348,12 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     present: list[str] = []
     absent: list[str] = []
     msub, fsub = m.sub(prog), f.sub(prog)
+    # A step before or after the call ("vpn up && …", "… && make install") is the fix when the
+    # call itself stayed as it was; when the call changed too ("rubocop -A" -> "git checkout … &&
+    # rubocop -a"), the change is the fix and the step is cleanup or a look at the result.
+    changed = any(not t.startswith(("pre:", "post:")) for t in removed | added)
     setup = {t for t in added if t.startswith(("via:", "env:", "run:", "pre:", "post:", "exe:")) and "=" not in t}
-    setup = {t for t in setup if _step_matters(t, m)}
+    setup = {t for t in setup if _step_matters(t, m, changed)}
     if msub and fsub and msub != fsub and not setup:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
         out: dict[str, Any] = {"program": prog, "sub": msub}
@@ -329,8 +366,8 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             out["present"] = flags[:3]
         return out
     # Runner / environment / executable changes.
-    removed = {t for t in removed if _step_matters(t, m)}
-    added = {t for t in added if _step_matters(t, m)}
+    removed = {t for t in removed if _step_matters(t, m, changed)}
+    added = {t for t in added if _step_matters(t, m, changed)}
     for tok in sorted(removed):
         if tok.startswith(("via:", "env:", "run:", "pre:", "post:")) and "=" not in tok:
             present.append(tok)
@@ -442,12 +479,18 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     toolchain = any(
         a.startswith(("via:", "exe:")) or a.startswith("pre:") and a[4:] in ACTIVATION_PROGRAMS for a in absent
     )
-    # A missing global option (--profile, --context, -c config) is missing from every subcommand.
-    toolchain = toolchain or (not present and any(_is_global(a, f) for a in absent))
+    # A missing global option (--profile, --context, --project) is missing from the subcommand's
+    # siblings too, but not from every other tool of the program: "dotnet ef … --project" says
+    # nothing about "dotnet build". It stays with the first subcommand word.
+    global_option = not toolchain and not present and any(_is_global(a, f) for a in absent)
+    if global_option and any(a in EVERYWHERE_FLAGS for a in absent):
+        global_option, toolchain = False, True  # "aws … --profile": every service, every subcommand
     if is_look(m):
-        strong = toolchain = False  # a lesson about a read-only call stays with its subcommand
-    if sub and not strong and not toolchain:
+        strong = toolchain = global_option = False  # a lesson about a read-only call stays with its subcommand
+    if sub and not strong and not toolchain and not global_option:
         out["sub"] = sub
+    elif sub and global_option:
+        out["sub"] = sub[:1]
     elif sub and toolchain and len(sub) > 1 and sub[0] == "compose":
         out["sub"] = sub[:1]  # "docker compose" is a tool of its own: its options stay with it
     if present:
@@ -462,13 +505,17 @@ _ASSIGN_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=$")
 _NO_STEP_PROGRAMS = DIAGNOSTIC_PROGRAMS - {"cd", "source", ".", "export", "nvm", "set", "unset", "ulimit"}
 
 
-def _step_matters(tok: str, mistake: Call) -> bool:
+def _step_matters(tok: str, mistake: Call, call_changed: bool = False) -> bool:
     """A ``pre:``/``post:`` token names a real step (``vpn up &&``, ``cd sub &&``,
     ``source .env;``, ``&& make install``), not a look (``ls &&``, ``| tee log``)
-    nor another call of the mistake's own program (``git reset … && git commit``)."""
+    nor another call of the mistake's own program (``git reset … && git commit``).
+    When the call itself changed too (``call_changed``), only an activation step
+    (``source``, ``nvm use``) counts: the change is the fix."""
     if not tok.startswith(("pre:", "post:")):
         return True
     prog = tok.split(":", 1)[1]
+    if call_changed and prog not in ACTIVATION_PROGRAMS:
+        return False
     if prog in (mistake.outer, mistake.program):
         return False
     return prog in ACTIVATION_PROGRAMS or prog not in _NO_STEP_PROGRAMS
