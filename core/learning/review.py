@@ -482,6 +482,12 @@ def _in_mistake(text: str, pos: int, mistakes: list[str]) -> bool:
     return bool(quoted) and any(m == quoted or (span.rstrip().endswith("…") and m.startswith(quoted)) for m in mistakes)
 
 
+def _names_mistake(mention: str, mistakes: list[str]) -> bool:
+    """The matched words are (case aside) part of one of the mistake's commands."""
+    words = " ".join(mention.split()).lower()
+    return len(words) >= 3 and any(words in " ".join(m.split()).lower() for m in mistakes)
+
+
 @functools.cache
 def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Lowercase strings one of which every match of ``pattern`` contains, read
@@ -545,6 +551,9 @@ def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
         text = text[:MAX_REVIEW_CHARS]
     original, text = text, _mask_key_options(text)
     mistakes = _mistakes_of(structured)
+    # A user's correction is the user's own words: a mention of the very command it corrects is
+    # what not to do, wherever it stands ("don't bypass the hooks with --no-verify").
+    user_said = ((structured or {}).get("evidence") or {}).get("kind") == "correction"
     lowered = text.lower() if text.isascii() else None  # ASCII: lower() is exactly what re.I folds
     for category, pattern in RULES:
         if category in reasons:
@@ -560,6 +569,11 @@ def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
             start = _mention_start(text, match.start())
             if _in_mistake(original, match.start(), mistakes):
                 continue  # the command that went wrong: what not to do
+            if user_said and (_names_mistake(match.group(0), mistakes) or category in _DESTRUCTIVE):
+                # The user's own correction: naming what went wrong ("never FLUSHALL here"), or
+                # telling the agent which destructive step is the right one ("FLUSHDB on db 2").
+                # Injection-shaped text (fetch-and-run, exfiltration) is held even from a user.
+                continue
             if not _negated(text, start, end, category in _DESTRUCTIVE):
                 reasons.append(category)
                 break

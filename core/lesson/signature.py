@@ -294,13 +294,28 @@ def _collapse(flags: list[str]) -> list[str]:
     return out
 
 
+def _program_missing(why: str, m: Call) -> bool:
+    """The error says the program itself is missing ("bash: cross: command not found",
+    "./gradlew: No such file or directory"), not a file or resource it was given
+    ("aws logs tail /ecs/x" -> "no such file or directory" about the log group)."""
+    found = _NOT_FOUND_RE.search(why or "")
+    if found is None:
+        return False
+    text = (why or "").lower()
+    near = text[max(0, found.start() - 120) : found.end() + 60]  # "bash: x: command not found", "… not found: x"
+    if "command not found" in found.group(0).lower() and not text[: found.start()].strip():
+        return True  # the bare phrase: nothing else it could be about
+    names = {m.outer.lower(), (m.argv[0] if m.argv else "").lower(), m.program.lower()} - {""}
+    return any(re.search(rf"(?<![\w/.-]){re.escape(n)}(?![\w-])", near) for n in names)
+
+
 def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
     """The fix runs another program: the mistake is the program (and its subcommand)."""
     prog = m.outer
     from twiceshy.hooks.match import _RUNNERS
 
     out: dict[str, Any] = {"program": prog}
-    if why and _NOT_FOUND_RE.search(why):
+    if _program_missing(why, m):
         out["looks"] = True
         return out  # the program itself is missing: every call of it fails
     if prog in _RUNNERS and not _RUNNERS[prog]:
@@ -469,7 +484,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     # ("kubectl delete --force" says nothing about "kubectl apply --force").
     switches = {flag_item(t, prog) for t in dropped}  # the fix dropped them: what the mistake did
     strong = any(
-        p.startswith(("via:", "env:", "exe:", "re:", "run:", "*"))
+        p.startswith(("via:", "env:", "exe:", "re:", "run:"))  # not "*.sln": an operand's type is the subcommand's
         or "=" in p
         or (_is_long(p) and p not in switches and any(m.values.get(alt) for alt in p.split("|")))
         for p in present
