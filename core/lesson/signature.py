@@ -1154,7 +1154,61 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     """A signature for a lesson that has only a trigger (``twiceshy learn
     --trigger X``, lessons stored before signatures): the trigger is the
     mistake; flags the advice names but the trigger lacks are the fix. A
-    trigger that is a line of code becomes a code pattern (:func:`derive_code_trigger`)."""
+    trigger that is a line of code becomes a code pattern (:func:`derive_code_trigger`).
+    Whatever the path, a call that has what the advice says to add is never
+    the mistake (:func:`_advice_guard`)."""
+    sig = _derive_from_trigger(trigger, text)
+    if sig is not None and sig.get("kind") == "command":
+        sig = _advice_guard(sig, (trigger or "").strip(), text)
+    return sig
+
+
+_CONNECTORS = {"as", "of", "to", "the", "a", "an", "is", "for", "with", "when", "by", "if", "on", "in", "that"}
+
+
+def _looks_like_a_fix(fcall: Call, mistake: Call, fix: str) -> bool:
+    """A call written in prose (no backticks) is taken as the advised fix only when it reads as
+    one: no connecting words of a sentence, and a flag or the mistake's own subcommand."""
+    if any(w.lower() in _CONNECTORS for w in fix.split()[1:]):
+        return False
+    if fcall.flags or fcall.env or len(fcall.levels) > 1 or fcall.program != mistake.program:
+        return True  # a flag, an environment, a runner ("uv run pytest"), another program
+    msub = mistake.sub(mistake.program)[:1]
+    return bool(msub) and fcall.sub(fcall.program)[:1] == msub
+
+
+_SETUP_STEP_RE = re.compile(r"(?<![\w-])(source|\.|nvm|direnv|conda|mise)\s+[^\s`]+(?:\s+[^\s`&;]+)?\s*(?:&&|;)")
+
+
+def _advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]:
+    """Flags the advice says to pass (not negated) that the trigger lacks, and a setup step it
+    says to run first (``source .env &&``), are what the fix adds: a call that has one of them
+    is the fix, not the mistake. Added to ``absent`` when the trigger still matches."""
+    call = pick_call(trigger)
+    if call is None or not text:
+        return sig
+    have = {t.split("=", 1)[0] for t in call.tokens}
+    absent = [str(a) for a in sig.get("absent") or []]
+    extra: list[str] = []
+    for found in _FLAG_IN_TEXT_RE.finditer(text):
+        flag = found.group(0)
+        if flag in have or flag.startswith("---") or len(flag) < 3 or _negated(text[: found.start()]):
+            continue
+        if _aliases(call.program).get(flag) in have:
+            continue
+        if flag not in absent and flag not in extra:
+            extra.append(flag)
+    for found in _SETUP_STEP_RE.finditer(text):
+        step = "pre:" + found.group(1)
+        if step not in call.tokens and step not in absent and step not in extra and not _negated(text[: found.start()]):
+            extra.append(step)
+    if not extra:
+        return sig
+    guarded = {**sig, "absent": absent + extra[:4]}
+    return guarded if check(guarded, "Bash", {"command": trigger})[0] else sig
+
+
+def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     trigger = (trigger or "").strip()
     m = _EDIT_TRIGGER_RE.match(trigger)
     if m:
@@ -1186,6 +1240,8 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             and {t for t in fcall.tokens if not t.startswith(("exe:", "prog:"))} <= mine
         ):
             continue  # the prose only mentions the mistake (or part of it)
+        if fix not in backticked and fcall is not None and not _looks_like_a_fix(fcall, call, fix):
+            continue  # "(docker driver)", "psql as source .env …": prose around a program's name
         sig = derive_command(trigger, fix, why=text, named_drops_only=True)
         if sig:
             return sig
