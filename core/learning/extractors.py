@@ -1127,6 +1127,13 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     earlier = [s for s in steps if s.index < before]
     spans = [s.strip() for s in _BACKTICK_RE.findall(body)]
     command_spans = [s for s in spans if sg.is_command_like(s) and sg.pick_call(s) is not None]
+    # "never run `go generate ./...`; use `make generate`": the negated span is the mistake, the
+    # other one the advice. A call of the session that runs the advice is not the mistake.
+    negated = {
+        m.group(1).strip() for m in _BACKTICK_RE.finditer(body) if sg.said_not_to(body[: m.start()])
+    } & set(command_spans)
+    advised = [s for s in command_spans if s not in negated] if negated else []
+    command_spans = sorted(command_spans, key=lambda s: s not in negated)  # the mistake first
     low = body.lower()
     named_flags = set(sg.flags_in_text(body))
 
@@ -1141,8 +1148,12 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         for span in command_spans:
             sc = sg.pick_call(span)
             if sc is not None and sc.levels and (sc.program == call.program or sc.outer == call.outer):
+                if span in advised and similarity(span, cmd) >= 0.5:
+                    return 0.0  # the session ran what the marker advises: that is the fix
+                if span in negated and not (sg.same_action(span, cmd) or similarity(span, cmd) >= 0.5):
+                    continue  # another subcommand of that program: not the call the marker warns about
                 score += 1.0 + similarity(span, cmd)
-        if re.search(rf"(?<![\w-]){re.escape(call.program)}(?![\w-])", low):
+        if not negated and re.search(rf"(?<![\w-]){re.escape(call.program)}(?![\w-])", low):
             score += 0.5
             for flag in named_flags:
                 # The call that carries the flag the marker asks for is the fix, not the mistake.

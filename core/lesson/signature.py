@@ -982,6 +982,11 @@ _NEGATION_RE = re.compile(
 )
 
 
+def said_not_to(before: str) -> bool:
+    """The words just before a mention say not to do it ("never run", "instead of", "don't use")."""
+    return _negated(before)
+
+
 def _negated(before: str) -> bool:
     """The words just before a span say not to do it ("never run", "instead of", "don't use")."""
     return _NEGATION_RE.search(before[-60:]) is not None
