@@ -135,6 +135,8 @@ DIAGNOSTIC_SUBS = {
     "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
     "events", "get-contexts", "current-context", "list-profiles",
 }  # fmt: skip
+# Programs whose bare words are tasks run in order, any of which may be the one a lesson is about.
+TASK_RUNNERS = {"make", "gradle", "gradlew", "mvn", "mvnw", "rake", "ant", "just", "task", "invoke", "sbt", "bazel"}
 _LOOK_FLAGS = {"--version", "-V", "--info"}
 _GET_LOOKS = {"kubectl", "oc", "helm", "gh", "gcloud", "az", "kubectx", "flux", "argocd", "aws"}
 # AWS-style read verbs: "aws sts get-caller-identity", "aws ecr describe-repositories".
@@ -773,7 +775,12 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
     sub = [str(s).lower() for s in signature.get("sub") or []]
     if sub:
         have = call.sub(program, depth=len(sub))
-        if have[: len(sub)] != sub:
+        if program in TASK_RUNNERS:
+            # Tasks and goals in any order: "gradle clean build" runs "build", "mvn -B clean deploy" deploys.
+            have = call.sub(program, depth=8)
+            if not all(s in have for s in sub):
+                return False, f"{program} {' '.join(have) or '(no task)'} does not run {' '.join(sub)}"
+        elif have[: len(sub)] != sub:
             return False, f"{program} {' '.join(have) or '(no subcommand)'} is not {program} {' '.join(sub)}"
     for item in signature.get("present") or []:
         if not _item_hit(str(item), call.tokens):

@@ -642,8 +642,8 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
         if ep.fix is None or len(ep.variants) != 1:
             continue
         mistake, fix = ep.variants[0], _shell_cmd(ep.fix)
-        if sg.work_argv(fix) == sg.work_argv(mistake):
-            continue  # the same call worked on a retry: flaky, nothing to learn
+        if sg.work_argv(fix) == sg.work_argv(mistake) and sg.steps_of(fix) == sg.steps_of(mistake):
+            continue  # the same call worked on a retry: flaky, nothing to learn ("source .env && …" is not)
         err = _why(ep.failures[-1])
         failed = _failed(ep.failures[-1].output, [mistake, fix])
         changed = _diff_words(mistake, fix)

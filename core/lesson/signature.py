@@ -324,6 +324,9 @@ def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
         if m.program != prog and m.program not in {p for p, _ in f.levels}:
             out["present"] = ["prog:" + m.program]  # the fix dropped what npx ran, not only npx
         return out
+    wrapper = (f.argv[0] if f.argv else "").rsplit("/", 1)[-1]
+    if wrapper in (prog + "w", prog + "w.bat", prog):
+        return out  # "gradle build" -> "./gradlew build": the bare program is the mistake, whatever it runs
     sub = _sub_words(m, prog)
     if sub:
         out["sub"] = sub
@@ -1500,6 +1503,19 @@ def flags_in_text(text: str) -> list[str]:
         if flag not in out and not flag.startswith("---"):
             out.append(flag)
     return out
+
+
+def steps_of(command: str) -> tuple[str, ...]:
+    """The programs of a line's other steps, in order (``source .env && psql …`` -> ``("source",)``):
+    the same working call with another step before or after it is another line."""
+    calls = [c for c in parse_command(command or "") if c.levels]
+    work = pick_call(command)
+    rest = list(calls)
+    for i, c in enumerate(calls):
+        if work is not None and c.argv == work.argv:
+            del rest[i]
+            break
+    return tuple(c.outer for c in rest)
 
 
 def work_argv(command: str) -> tuple[str, ...]:
