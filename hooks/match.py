@@ -135,6 +135,26 @@ DIAGNOSTIC_SUBS = {
     "doctor", "tree", "metadata", "help", "shortlog", "blame", "reflog", "rev-parse", "ls-files", "cat-file",
     "events", "get-contexts", "current-context", "list-profiles",
 }  # fmt: skip
+# Subcommands that are another name of the same one ("helm delete" is "helm uninstall").
+SUB_SYNONYMS: dict[str, dict[str, str]] = {
+    "npm": {"i": "install", "add": "install", "isntall": "install", "rm": "uninstall", "r": "uninstall",
+            "remove": "uninstall", "un": "uninstall", "unlink": "uninstall", "up": "update", "upgrade": "update",
+            "t": "test", "tst": "test", "run-script": "run", "rum": "run", "urn": "run", "x": "exec"},
+    "pnpm": {"i": "install", "rm": "remove", "uninstall": "remove", "un": "remove", "up": "update", "upgrade": "update",
+             "run-script": "run", "x": "exec"},
+    "yarn": {"rm": "remove"},
+    "helm": {"delete": "uninstall", "del": "uninstall", "un": "uninstall", "ls": "list", "upgrade": "upgrade"},
+    "cargo": {"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc"},
+    "rails": {"s": "server", "c": "console", "g": "generate", "d": "destroy", "t": "test", "db": "dbconsole"},
+    "bundle": {"i": "install"},
+}  # fmt: skip
+
+
+def _same_words(program: str, words: list[str]) -> list[str]:
+    table = SUB_SYNONYMS.get(program)
+    return [table.get(w, w) for w in words] if table else list(words)
+
+
 # Programs whose bare words are tasks run in order, any of which may be the one a lesson is about.
 TASK_RUNNERS = {"make", "gradle", "gradlew", "mvn", "mvnw", "rake", "ant", "just", "task", "invoke", "sbt", "bazel"}
 _LOOK_FLAGS = {"--version", "-V", "--info"}
@@ -777,10 +797,12 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         have = call.sub(program, depth=len(sub))
         if program in TASK_RUNNERS:
             # Tasks and goals in any order: "gradle clean build" runs "build", "mvn -B clean deploy" deploys.
-            have = call.sub(program, depth=8)
+            # Every bare word: "-q test" is a switch and a goal, though "-q" reads like it takes a value.
+            start = next((i for i, w in enumerate(call.argv) if program_name(w) == program), 0)
+            have = [w.lower() for w in call.argv[start + 1 :] if not w.startswith("-") and "=" not in w]
             if not all(s in have for s in sub):
                 return False, f"{program} {' '.join(have) or '(no task)'} does not run {' '.join(sub)}"
-        elif have[: len(sub)] != sub:
+        elif _same_words(program, have[: len(sub)]) != _same_words(program, sub):
             return False, f"{program} {' '.join(have) or '(no subcommand)'} is not {program} {' '.join(sub)}"
     for item in signature.get("present") or []:
         if not _item_hit(str(item), call.tokens):
