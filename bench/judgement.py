@@ -45,8 +45,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import harness as h  # noqa: E402
 from judgement import dev, sealed  # noqa: E402
+from judgement import harness as h  # noqa: E402
 from judgement.spec import SHAPES  # noqa: E402
 
 

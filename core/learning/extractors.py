@@ -1129,9 +1129,9 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     command_spans = [s for s in spans if sg.is_command_like(s) and sg.pick_call(s) is not None]
     # "never run `go generate ./...`; use `make generate`": the negated span is the mistake, the
     # other one the advice. A call of the session that runs the advice is not the mistake.
-    negated = {
-        m.group(1).strip() for m in _BACKTICK_RE.finditer(body) if sg.said_not_to(body[: m.start()])
-    } & set(command_spans)
+    negated = {m.group(1).strip() for m in _BACKTICK_RE.finditer(body) if sg.said_not_to(body[: m.start()])} & set(
+        command_spans
+    )
     advised = [s for s in command_spans if s not in negated] if negated else []
     command_spans = sorted(command_spans, key=lambda s: s not in negated)  # the mistake first
     low = body.lower()
