@@ -640,17 +640,20 @@ def _tok_regex(tok: str, literal: bool) -> str:
     return pattern
 
 
-def _pattern(tokens: list[str], keep: set[str]) -> str:
+def _pattern(tokens: list[str], keep: set[str], shared: frozenset[str] | set[str] = frozenset()) -> str:
     """A regex for a token window. Identifiers stay literal when the fix
     removed them (``keep``), when they are keywords, member names (after
-    ``.``/``::``) or called (before ``(``); other names (locals) become ``\\w+``."""
+    ``.``/``::``) or called (before ``(``); other names (locals) become ``\\w+``.
+    A member or called name the fix uses too (``shared``: ``status()`` in
+    ``status() == "PAID"`` -> ``"PAID".equals(status())``) is the code's own
+    name, not what was wrong: it becomes ``\\w+`` as well."""
     parts = []
     for k, tok in enumerate(tokens):
         literal = (
             tok in keep
             or tok in KEYWORDS
-            or (k > 0 and tokens[k - 1] in (".", "::", "?."))
-            or (k + 1 < len(tokens) and tokens[k + 1] == "(")
+            or tok not in shared
+            and ((k > 0 and tokens[k - 1] in (".", "::", "?.")) or (k + 1 < len(tokens) and tokens[k + 1] == "("))
         )
         parts.append(_tok_regex(tok, literal))
     return r"\s*".join(parts)
@@ -792,6 +795,10 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                     if trailing and all(t in ")]};," for t in trailing):
                         score -= 0.4 * len(trailing)  # "#![allow(dead_code" also catches "dead_code, x)"
                 consider(score, [pat], [], " ".join(window))
+                # The same shape with the names the fix keeps left out: the mistake in other code.
+                general = _pattern(window, keep, good_words)
+                if general != pat and len(window) >= 4 and re.search(r"[^\\w\s()*+?|]{1,3}|\"|'", general):
+                    consider(score + 0.2, [general], [], " ".join(window))
     if best is None:
         # Nothing general enough: the first removed line, literally (names and strings kept).
         good_lines = {"".join(ln.split()) for ln in good.splitlines()}
