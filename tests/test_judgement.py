@@ -36,8 +36,11 @@ def results(corpus, tmp_path_factory):
     everyday = corpus.everyday[::EVERYDAY_STEP]
     out = {}
     for mode in h.MODES:
-        result = h.run_mode(mode, corpus, incidents, everyday, noise=NOISE, workdir=tmp_path_factory.mktemp(mode))
+        result = h.run_mode(
+            mode, corpus, incidents, everyday, noise=NOISE, workdir=tmp_path_factory.mktemp(mode), check_why=True
+        )
         out[mode] = result.summary()
+        out[mode]["why_mismatches"] = result.why_mismatches
         print(f"\n{mode}: " + ", ".join(f"{k}={_fmt(v)}" for k, v in out[mode]["overall"].items()))
         for shape in SHAPES:
             print(
@@ -142,3 +145,10 @@ def test_large_store_floors(results) -> None:
     assert s["fw_lookalike"] <= 0.10  # FLOOR (ceiling): 0.03 when set
     assert s["fw_everyday"] <= 0.06  # FLOOR (ceiling): 0.00 when set
     assert s["wrong_denies"] == 0  # FLOOR: none of the 200 unrelated lessons (30 rules) denied a probe when set
+
+
+def test_why_says_what_the_hook_did_on_every_probe(results) -> None:
+    """Issue 28: `twiceshy why`, asked about each probe before the hook saw it, gives the verdict
+    the hook then gave (hold / deny / context / nothing), in every mode."""
+    for mode in h.MODES:
+        assert results[mode]["why_mismatches"] == [], (mode, results[mode]["why_mismatches"][:10])

@@ -69,6 +69,7 @@ from twiceshy.base.types import Experience, Tier
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_hook
 from twiceshy.learning.ingest import store_lesson
+from twiceshy.ops.why import explain
 from twiceshy.plugin.hookspecs import hookimpl
 
 # ------------------------------------------------------------------------------------------
@@ -94,6 +95,9 @@ FOREIGN_PROJECTS = ("mobile-app", "data-lake", "marketing-site", "auth-service",
 # (bench/judgement.py --baseline). Empty: no switch exists yet. When one lands,
 # put it here, e.g. {"retrieval": {"matcher": "similarity"}}.
 BASELINE_OVERRIDES: dict[str, dict[str, Any]] = {}
+
+# `twiceshy why`'s verdicts in the harness's words.
+WHY_AS_ANSWER = {"nothing": "silent", "context": "warn", "hold": "hold", "deny": "deny"}
 
 _HOLD_RE = re.compile(r"(?i)\b(held|on hold|holding)\b")
 
@@ -146,8 +150,12 @@ def classify_native(stdout: str) -> str:
 class _Capture:
     """Sees the merged Decision on its way to the agent plugin."""
 
-    def __init__(self) -> None:
+    def __init__(self, check_why: bool = False) -> None:
         self.decision: Any = None
+        self.check_why = check_why
+        # Probes where `twiceshy why` (asked first: it records nothing) said something other
+        # than what the hook then did: (action, why's verdict, the hook's answer).
+        self.why_mismatches: list[tuple[str, str, str]] = []
 
     @hookimpl(wrapper=True)
     def agent_format_decision(self, agent: str, event: Any, decision: Any):  # type: ignore[no-untyped-def]
@@ -218,6 +226,7 @@ class ModeResult:
     seconds: dict[str, float]
     errors: list[dict]
     overrides: dict[str, Any] = field(default_factory=dict)
+    why_mismatches: list[tuple[str, str, str]] = field(default_factory=list)  # with check_why
 
     def summary(self) -> dict[str, dict[str, Any]]:
         return summarize(self)
@@ -294,8 +303,11 @@ def run_mode(
     overrides: dict[str, Any] | None = None,
     workdir: Path | None = None,
     keep: bool = False,
+    check_why: bool = False,
 ) -> ModeResult:
-    """Run one mode end to end in a fresh data dir; return every probe's outcome."""
+    """Run one mode end to end in a fresh data dir; return every probe's outcome. With
+    ``check_why``, `twiceshy why` is asked about every probe first and each answer that
+    differs from what the hook then did is kept (``ModeResult.why_mismatches``)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
     corpus = corpus or load()
@@ -317,7 +329,7 @@ def run_mode(
             store = ctx.store
             if hasattr(store, "embedder"):
                 store.embedder = _CachedEmbedder(store.embedder)
-            capture = _Capture()
+            capture = _Capture(check_why)
             ctx.pm.register(capture, name="judgement-capture")
             noise_count = 0
             if mode == NOISY and noise:
@@ -336,7 +348,9 @@ def run_mode(
             outcomes = _probe(ctx, capture, mode, incidents, everyday, projects, owners)
             seconds["probe"] = time.perf_counter() - t0
             errors = _errors(home)
-        return ModeResult(mode, incidents, outcomes, lessons_of, stored, noise_count, seconds, errors, overrides)
+        result = ModeResult(mode, incidents, outcomes, lessons_of, stored, noise_count, seconds, errors, overrides)
+        result.why_mismatches = capture.why_mismatches
+        return result
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -469,10 +483,14 @@ def _ask(
     """Send one pre-tool payload; (answer, matches, native stdout when no Decision was captured)."""
     event, payload = pre_tool_payload(agent, action, root, sid, call)
     capture.decision = None
+    said = explain(ctx, agent, event, payload, detail=False)["verdict"] if capture.check_why else None
     out = handle_hook(ctx, agent, event, payload)
     decision = capture.decision
     if decision is not None:
-        return classify(decision), list(decision.matches or []), None
+        answer = classify(decision)
+        if said is not None and WHY_AS_ANSWER.get(said, said) != answer:
+            capture.why_mismatches.append((str(action)[:120], said, answer))
+        return answer, list(decision.matches or []), None
     return classify_native(out.stdout), [], out.stdout
 
 
