@@ -202,66 +202,87 @@ def deploy_lesson(lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-def run_hold_scenario(spec: AgentSpec, tmp: Path, warn: str | None = None) -> HoldOutcome:
-    """Run the four sessions; ``warn`` sets ``retrieval.warn`` (default: the shipped default, hold)."""
-    require_cli(spec.cli)  # fail fast, before the slow setup
-    home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
-    for path in (home, project, agent_home):
-        path.mkdir(parents=True, exist_ok=True)
-    script = project / "deploy.sh"
-    script.write_text(DEPLOY_SH)
-    script.chmod(0o755)
-    env = base_env(agent_home) | {
-        "TWICESHY_HOME": str(home),
-        "TWICESHY_CONFIG_DIR": str(home / "config"),
-        "TWICESHY_RAISE_PLUGIN_ERRORS": "1",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    }
-    # The default delivery is what is under test: no override may leak in from the caller.
-    env.pop("TWICESHY_RETRIEVAL__WARN", None)
-    if warn is not None:
-        env["TWICESHY_RETRIEVAL__WARN"] = warn
-    ts = Twiceshy(env)
-    out = HoldOutcome(spec, project, home)
-    seen_events = 0
+class _Runner:
+    """One agent's data dir, project and installed hooks; :meth:`session` runs one headless CLI
+    session against a scripted model and records what it did."""
 
-    def session(name: str, commands: list[str]) -> Session:
-        nonlocal seen_events
+    def __init__(self, spec: AgentSpec, tmp: Path, warn: str | None = None) -> None:
+        require_cli(spec.cli)  # fail fast, before the slow setup
+        self.spec = spec
+        self.home, self.project, self.agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
+        for path in (self.home, self.project, self.agent_home):
+            path.mkdir(parents=True, exist_ok=True)
+        script = self.project / "deploy.sh"
+        script.write_text(DEPLOY_SH)
+        script.chmod(0o755)
+        self.env = base_env(self.agent_home) | {
+            "TWICESHY_HOME": str(self.home),
+            "TWICESHY_CONFIG_DIR": str(self.home / "config"),
+            "TWICESHY_RAISE_PLUGIN_ERRORS": "1",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        }
+        # The default delivery is what is under test: no override may leak in from the caller.
+        self.env.pop("TWICESHY_RETRIEVAL__WARN", None)
+        if warn is not None:
+            self.env["TWICESHY_RETRIEVAL__WARN"] = warn
+        self.ts = Twiceshy(self.env)
+        self.out = HoldOutcome(spec, self.project, self.home)
+        self.seen_events = 0
+
+    def install(self) -> None:
+        self.ts("install", "--agent", self.spec.agent, "--scope", "project", "--project-dir", str(self.project))
+
+    def session(self, name: str, commands: list[str], final: str = "done") -> Session:
+        """The model runs ``commands`` one per turn, then answers ``final`` and ends its turn."""
+        spec, home, project = self.spec, self.home, self.project
         ran_before = len(_ran(project))
-        steps: list[Any] = [spec.step(c) for c in commands] + [TextStep("done")]
+        steps: list[Any] = [spec.step(c) for c in commands] + [TextStep(final)]
         server = spec.make_server(steps)
-        ts("engine", "start")
-        with server, cli_environ(env):
-            proc = spec.driver(PROMPT, project, agent_home, server)
+        self.ts("engine", "start")
+        with server, cli_environ(self.env):
+            proc = spec.driver(PROMPT, project, self.agent_home, server)
         # Gemini does not wait for its SessionEnd hook: let it reach the engine first.
         wait_for_event(home / "events.jsonl", f'"{spec.end_event}"', timeout_s=60)
-        ts("engine", "stop")  # drains session-end work, flushes the event log
+        self.ts("engine", "stop")  # drains session-end work, flushes the event log
         events = _events(home)
-        mine = [e for e in events[seen_events:] if e.get("agent") == spec.agent and e.get("path") != "background"]
-        seen_events = len(events)
+        mine = [e for e in events[self.seen_events :] if e.get("agent") == spec.agent and e.get("path") != "background"]
+        self.seen_events = len(events)
         record = Session(
             name,
             commands,
             proc,
-            server.main_requests(),
+            server.main_requests(),  # type: ignore[attr-defined]
             mine,
-            _ran(project)[ran_before:],  # type: ignore[attr-defined]
+            _ran(project)[ran_before:],
         )
-        out.sessions[name] = record
+        self.out.sessions[name] = record
         return record
 
+    def learned(self) -> dict[str, Any] | None:
+        """The deploy lesson session 1 taught, recorded on the outcome."""
+        self.out.lessons_after_learn = self.ts.lessons(cwd=self.project)
+        lesson = deploy_lesson(self.out.lessons_after_learn)
+        if lesson is not None:
+            self.out.lesson_id = lesson["id"]
+        return lesson
+
+    def stop(self) -> None:
+        stop_engine(self.ts, self.home)
+
+
+def run_hold_scenario(spec: AgentSpec, tmp: Path, warn: str | None = None) -> HoldOutcome:
+    """Run the four sessions; ``warn`` sets ``retrieval.warn`` (default: the shipped default, hold)."""
+    run = _Runner(spec, tmp, warn)
+    out, ts, project = run.out, run.ts, run.project
     try:
-        ts("install", "--agent", spec.agent, "--scope", "project", "--project-dir", str(project))
-        session("learn", [MISTAKE, FIX])
-        out.lessons_after_learn = ts.lessons(cwd=project)
-        lesson = deploy_lesson(out.lessons_after_learn)
-        if lesson is None:
+        run.install()
+        run.session("learn", [MISTAKE, FIX])
+        if run.learned() is None:
             return out  # the tests report what was learned instead
-        out.lesson_id = lesson["id"]
-        session("avoid", [MISTAKE, FIX])
-        session("insist", [FIX, MISTAKE, MISTAKE])
+        run.session("avoid", [MISTAKE, FIX])
+        run.session("insist", [FIX, MISTAKE, MISTAKE])
         out.promote = ts("edit", out.lesson_id, "--tier", "rule", cwd=project, check=False)
-        session("rule", [MISTAKE, FIX, HELP, OTHER_ENV])
+        run.session("rule", [MISTAKE, FIX, HELP, OTHER_ENV])
         # The judge decides off the hot path: wait for its verdicts, then read stats.
         ts("engine", "start")
         deadline = time.monotonic() + 180  # a loaded box: the judge runs after the sessions
@@ -272,7 +293,38 @@ def run_hold_scenario(spec: AgentSpec, tmp: Path, warn: str | None = None) -> Ho
                 break
             time.sleep(1.0)
     finally:
-        stop_engine(ts, home)
+        run.stop()
+    return out
+
+
+# The marker story (issue 27): session 1 never runs the mistake; the agent only says, in its
+# own words, what goes wrong and what to do instead. That line must key a lesson to the call it
+# quotes, so the next session's mistake is held and its fix runs silently.
+GOTCHA = f"GOTCHA: {MISTAKE} fails with 'missing --region'; always pass --region eu-west-1 for staging."
+
+
+def run_marker_scenario(spec: AgentSpec, tmp: Path) -> HoldOutcome:
+    """Session 1 runs the fix and ends with the ``GOTCHA:`` line; session 2 tries the mistake
+    (must be held, never run), then the fix (must pass with no word from twiceshy); the judge's
+    verdict is then read from ``twiceshy stats``."""
+    run = _Runner(spec, tmp)
+    out, ts, project = run.out, run.ts, run.project
+    try:
+        run.install()
+        run.session("learn", [FIX], final=GOTCHA)
+        if run.learned() is None:
+            return out
+        run.session("avoid", [MISTAKE, FIX])
+        run.session("fix", [FIX])
+        ts("engine", "start")
+        deadline = time.monotonic() + 180
+        while True:
+            out.stats = json.loads(ts("stats", "--json", "--since", "all", cwd=project).stdout)
+            if sum((out.stats.get("outcomes", {}).get("holds") or {}).values()) >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(1.0)
+    finally:
+        run.stop()
     return out
 
 
