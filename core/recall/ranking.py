@@ -291,6 +291,39 @@ def _distinctive(text: str) -> set[str]:
     return {t.lower() for t in call.tokens if ":" not in t[:5] and t.lower() not in skip}
 
 
+_NOT_PARTS = ("exe:", "prog:", "pre:", "post:")
+
+
+def _parts(command: str) -> set[str]:
+    from twiceshy.hooks.match import parse_command
+
+    return {t for call in parse_command(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
+
+
+def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEvent) -> bool:
+    """The call carries every part the lesson's fix added to its mistake (flags, values,
+    operands, a runner or environment) and none the fix took away: it does what the fix
+    does, whatever else the signature says. The fix is never held by its own lesson."""
+    from twiceshy.hooks.match import command_of
+
+    if sig.get("kind") not in ("command", "any"):
+        return False  # code: an edit's fix is checked by its own pattern
+    command = command_of(event.tool_name, event.tool_input or {})
+    if not command:
+        return False
+    structured = exp.structured if isinstance(exp.structured, dict) else {}
+    mistake = structured.get("mistake") if isinstance(structured.get("mistake"), dict) else {}
+    fix = structured.get("fix") if isinstance(structured.get("fix"), dict) else {}
+    m_cmd = mistake.get("command") if isinstance(mistake.get("command"), str) else exp.trigger
+    f_cmd = fix.get("command") if isinstance(fix.get("command"), str) else sig.get("fix")
+    if not m_cmd or not isinstance(f_cmd, str) or not f_cmd.strip():
+        return False
+    fixed, wrong, call = _parts(f_cmd), _parts(m_cmd), _parts(command)
+    added, dropped = fixed - wrong, wrong - fixed
+    # Everything the fix added, and nothing it took away ("uv run pytest -n auto" keeps "-n").
+    return bool(added) and added <= call and not (dropped & call)
+
+
 def structured_check(event: CoreEvent, candidates: list[Candidate], min_score: float) -> list[Candidate]:
     """Similarity found ``candidates``; decide which apply to this exact call.
 
@@ -314,6 +347,8 @@ def structured_check(event: CoreEvent, candidates: list[Candidate], min_score: f
             ok, why = check(sig, event.tool_name, event.tool_input or {})
             if not ok:
                 continue
+            if does_what_the_fix_adds(cand.exp, sig, event):
+                continue  # the call has everything the fix added to the mistake: it is the fix
             cand.matched, cand.reason = True, why
             cand.score += MATCH_BONUS
             cand.parts["match"] = MATCH_BONUS
