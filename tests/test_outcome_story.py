@@ -121,14 +121,25 @@ def test_held_sent_again_and_failing_is_ignored_and_keeps_holding(ctx: Any) -> N
     assert ctx.store.get(exp.id).tier == int(Tier.RAW)  # the identical re-issue story never promotes
 
 
-def test_a_hold_of_the_lessons_own_fix_is_a_false_hold_and_the_fix_then_passes(ctx: Any) -> None:
-    # A lesson whose signature is too loose: it lacks what the fix adds, so it matches the fix too.
+def test_a_loose_signature_never_holds_the_fix_that_adds_what_it_lacks(ctx: Any) -> None:
+    # The signature misses what the fix adds (--region): it matches the fix too. The fix still passes.
     loose = {"v": sg.SIG_VERSION, "kind": "command", "program": "deploy.sh", "present": ["--env"]}
-    exp = _lesson(ctx, MISTAKE, FIX, signature=loose)
-    s = Session(ctx, "d1")
-    assert s.call(FIX) == "hold"  # wrong: this is the fix
+    _lesson(ctx, MISTAKE, FIX, signature=loose)
+    s = Session(ctx, "d0")
     assert s.call(FIX) != "deny"
+    assert s.call(MISTAKE) == "hold"
+
+
+def test_a_hold_of_the_lessons_own_fix_is_a_false_hold_and_the_fix_then_passes(ctx: Any) -> None:
+    # A fix that only takes something away (--force), and a signature too loose to tell: the fix is held.
+    mistake, fix = "./deploy.sh --env staging --force", "./deploy.sh --env staging"
+    loose = {"v": sg.SIG_VERSION, "kind": "command", "program": "deploy.sh", "present": ["--env"]}
+    exp = _lesson(ctx, mistake, fix, signature=loose)
+    s = Session(ctx, "d1")
+    assert s.call(fix) == "hold"  # wrong: this is the fix
+    assert s.call(fix) != "deny"
     s.end()
     got = _outcomes(exp.id)
     assert got == ["false_hold"] and "FOLLOWED" not in got and "avoided" not in got
-    assert Session(ctx, "d2").call(FIX) != "deny"  # narrowed at once: the fix passes
+    assert Session(ctx, "d2").call(fix) != "deny"  # narrowed at once: the fix passes
+    assert Session(ctx, "d3").call(mistake) == "hold"  # and the mistake is still held
