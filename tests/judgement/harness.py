@@ -69,7 +69,6 @@ from twiceshy.base.types import Experience, Tier
 from twiceshy.engine.context import make_context
 from twiceshy.engine.dispatch import handle_hook
 from twiceshy.learning.ingest import store_lesson
-from twiceshy.ops.why import explain
 from twiceshy.plugin.hookspecs import hookimpl
 
 # ------------------------------------------------------------------------------------------
@@ -483,7 +482,12 @@ def _ask(
     """Send one pre-tool payload; (answer, matches, native stdout when no Decision was captured)."""
     event, payload = pre_tool_payload(agent, action, root, sid, call)
     capture.decision = None
-    said = explain(ctx, agent, event, payload, detail=False)["verdict"] if capture.check_why else None
+    said = None
+    if capture.check_why:
+        # Imported here: `bench/judgement.py --code <commit>` runs this harness on code older than `why`.
+        from twiceshy.ops.why import explain
+
+        said = explain(ctx, agent, event, payload, detail=False)["verdict"]
     out = handle_hook(ctx, agent, event, payload)
     decision = capture.decision
     if decision is not None:
