@@ -312,8 +312,9 @@ def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEven
     if not command:
         return False
     structured = exp.structured if isinstance(exp.structured, dict) else {}
-    mistake = structured.get("mistake") if isinstance(structured.get("mistake"), dict) else {}
-    fix = structured.get("fix") if isinstance(structured.get("fix"), dict) else {}
+    raw_mistake, raw_fix = structured.get("mistake"), structured.get("fix")
+    mistake: dict[str, Any] = raw_mistake if isinstance(raw_mistake, dict) else {}
+    fix: dict[str, Any] = raw_fix if isinstance(raw_fix, dict) else {}
     m_cmd = mistake.get("command") if isinstance(mistake.get("command"), str) else exp.trigger
     f_cmd = fix.get("command") if isinstance(fix.get("command"), str) else sig.get("fix")
     if not m_cmd or not isinstance(f_cmd, str) or not f_cmd.strip():
