@@ -18,6 +18,7 @@ import pytest
 from twiceshy.base.types import CoreEvent, Experience, Tier
 from twiceshy.engine.dispatch import handle_event
 from twiceshy.lesson import signature as sg
+from twiceshy.ops.stats import compute_stats
 from twiceshy.recall import judge, outcomes, ranking
 
 MISTAKE = "./deploy.sh --env staging"
@@ -73,6 +74,11 @@ def _outcomes(exp_id: str) -> list[str]:
     return [v.get("outcome") or v["verdict"] for v in judge.verdicts() if v.get("exp_id") == exp_id and v["counted"]]
 
 
+def _stats_holds(ctx: Any) -> dict[str, int]:
+    """What `twiceshy stats` says of the holds' outcomes (from the judge's ledger)."""
+    return compute_stats(ctx, since_s=None)["outcomes"]["holds"]
+
+
 @pytest.fixture(autouse=True)
 def fresh_cache() -> None:
     ranking.clear_cache()
@@ -85,6 +91,7 @@ def test_held_then_the_fix_is_avoided(ctx: Any) -> None:
     assert s.call(FIX) != "deny"  # the fix passes silently
     s.end()
     assert _outcomes(exp.id) == ["avoided"]
+    assert _stats_holds(ctx) == {"avoided": 1, "ignored": 0, "overridden": 0, "false_hold": 0, "unclear": 0}
 
 
 def test_two_overrides_narrow_the_lesson_and_others_still_hold(ctx: Any) -> None:
@@ -97,6 +104,7 @@ def test_two_overrides_narrow_the_lesson_and_others_still_hold(ctx: Any) -> None
         assert s.call(dry, success=True) != "deny"  # the identical re-issue runs, and works
         s.end()
     assert _outcomes(exp.id) == ["overridden", "overridden"]
+    assert _stats_holds(ctx)["overridden"] == 2 and _stats_holds(ctx)["avoided"] == 0
     after = ctx.store.get(exp.id)
     assert outcomes.norm_call(dry) in outcomes.exceptions_of(after)
     assert any(c["change"] == "except" for c in outcomes.read_corrections(exp.id))
@@ -116,6 +124,7 @@ def test_held_sent_again_and_failing_is_ignored_and_keeps_holding(ctx: Any) -> N
         assert s.call(MISTAKE, success=False) != "deny"  # the mistake ran, and failed
         s.end()
     assert _outcomes(exp.id) == ["ignored", "ignored", "ignored"]
+    assert _stats_holds(ctx)["ignored"] == 3 and _stats_holds(ctx)["avoided"] == 0
     assert outcomes.exceptions_of(ctx.store.get(exp.id)) == []
     assert Session(ctx, "c4").call(MISTAKE) == "hold"
     assert ctx.store.get(exp.id).tier == int(Tier.RAW)  # the identical re-issue story never promotes
@@ -141,5 +150,6 @@ def test_a_hold_of_the_lessons_own_fix_is_a_false_hold_and_the_fix_then_passes(c
     s.end()
     got = _outcomes(exp.id)
     assert got == ["false_hold"] and "FOLLOWED" not in got and "avoided" not in got
+    assert _stats_holds(ctx)["false_hold"] == 1 and _stats_holds(ctx)["avoided"] == 0
     assert Session(ctx, "d2").call(fix) != "deny"  # narrowed at once: the fix passes
     assert Session(ctx, "d3").call(mistake) == "hold"  # and the mistake is still held
