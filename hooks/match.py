@@ -17,6 +17,7 @@ Public interface (stable)::
     carries_fix(signature: dict, tool_name: str, tool_input: dict) -> bool
     is_help(argv: list[str]) -> bool
     parse(argv: list[str], env: list[str] | None = None) -> Call
+    parsed_calls(command: str) -> tuple[Call, ...]   # parse_command, memoised (read only)
 
 Signature, version 1 (unknown keys are ignored; an unknown ``kind`` or
 version never matches)::
@@ -658,7 +659,7 @@ _NOT_STEPS = {"pushd", "popd", "echo", "printf", "true", "false", "set", ":", "s
 
 
 # One pre-tool call checks its command against up to ~16 candidate lessons:
-# parse it once. The calls are only read by check_call (never handed out).
+# parse it once. The calls are only read (check_call, carries_fix, the engine's fix guard), never changed.
 # A dict, not functools.lru_cache: importing functools costs the hook client ~3 ms.
 _CHECK_PARSED: dict[str, tuple[Call, ...]] = {}
 _CHECK_PARSED_MAX = 64
@@ -675,6 +676,9 @@ def _parsed_for_check(command: str) -> tuple[Call, ...]:
                 pass
         _CHECK_PARSED[command] = calls
     return calls
+
+
+parsed_calls = _parsed_for_check  # for the engine's other per-call readers of the same line
 
 
 def is_look(call: Call) -> bool:

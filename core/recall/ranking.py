@@ -295,9 +295,11 @@ _NOT_PARTS = ("exe:", "prog:", "pre:", "post:")
 
 
 def _parts(command: str) -> set[str]:
-    from twiceshy.hooks.match import parse_command
+    # The memoised parse the signature check just made of this call (and, across calls, of
+    # the lessons' own mistake and fix): no second parse on the hot path.
+    from twiceshy.hooks.match import parsed_calls
 
-    return {t for call in parse_command(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
+    return {t for call in parsed_calls(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
 
 
 def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEvent) -> bool:
