@@ -680,6 +680,43 @@ def _parsed_for_check(command: str) -> tuple[Call, ...]:
 
 parsed_calls = _parsed_for_check  # for the engine's other per-call readers of the same line
 
+_NOT_PARTS = ("exe:", "prog:", "pre:", "post:")
+
+
+def call_parts(command: str) -> set:
+    """What a shell line does, as comparable parts (flags, values, operands, subcommands,
+    runners, environment): the fix guard compares a call's parts with what a lesson's
+    fix added to its mistake and what it took away."""
+    return {t for call in _parsed_for_check(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
+
+
+def index_keys(tool_name: str, tool_input: dict) -> set:
+    """The hold index's keys a call can match under (:mod:`twiceshy.recall.hold_index`):
+    every program the shell line runs, and ``@edit`` for a file change."""
+    keys: set = set()
+    command = command_of(tool_name, tool_input)
+    if command:
+        for call in _parsed_for_check(command):
+            keys.update(prog for prog, _words in call.levels)
+    if edit_parts(tool_name, tool_input):
+        keys.add("@edit")
+    return keys
+
+
+def signature_keys(signature: dict) -> set:
+    """The index keys under which a call can match ``signature`` (see :func:`index_keys`)."""
+    if not isinstance(signature, dict):
+        return set()
+    kind = signature.get("kind")
+    if kind == "command":
+        program = str(signature.get("program") or "").lower()
+        return {program} if program else set()
+    if kind == "edit":
+        return {"@edit"}
+    if kind == "any":
+        return {k for sub in signature.get("of") or [] for k in signature_keys(sub)}
+    return set()
+
 
 def is_look(call: Call) -> bool:
     """A call that only looks: ``--help``, ls/cat/grep…, or a read-only

@@ -273,11 +273,11 @@ def spool_append(home, line):
     return False
 
 
-def spool_record(event_id, agent, event, payload):
-    """One spool line (bytes) for a native payload given as raw bytes."""
+def spool_record(event_id, agent, event, payload, extra=None):
+    """One spool line (bytes) for a native payload given as raw bytes (``extra``: more keys)."""
     import json
 
-    record = {"id": event_id, "ts": time.time(), "agent": agent, "event": event}
+    record = {"id": event_id, "ts": time.time(), "agent": agent, "event": event, **(extra or {})}
     try:
         record["payload"] = json.loads(payload)
     except ValueError:
@@ -483,6 +483,14 @@ def _matcher():
     else:
         from twiceshy.hooks import match
     return match
+
+
+def _coldhold():
+    if __name__ == "wire":
+        import coldhold
+    else:
+        from twiceshy.hooks import coldhold
+    return coldhold
 
 
 def call_of(native_event, payload):
@@ -774,23 +782,49 @@ def failopen_entry(event_id, agent, event, kind, reason, sent, detail="", transp
 
 
 def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, detail=""):
-    """The engine did not answer: apply the rules snapshot to a pre-tool call,
-    record the call, return the exit code (0, or 2 with the reason on stderr)."""
+    """The engine did not answer: apply the rules snapshot and the hold index to a
+    pre-tool call (:func:`offline_answer`), record the call, return the exit code
+    (0, or 2 with the reason on stderr)."""
     code = 0
     entry = failopen_entry(event_id, agent, event, kind, reason, sent, detail)
     if kind == "pre" and payload:
-        hit = snapshot_check(home, event, payload)
-        if hit is not None:
-            text, ids = hit
+        code, text = offline_answer(home, agent, event, event_id, payload, entry)
+        if code:
             try:
-                _write_all(2, text.encode("utf-8", "replace"))
-                code = 2  # the one blocking form every agent accepts: exit 2, reason on stderr
-                entry.update(outcome="denied", rules=ids)
+                _write_all(2, text.encode("utf-8", "replace"))  # exit 2, reason on stderr: every agent's block
             except OSError:
-                pass
+                code = 0
+                entry.update(outcome="open")
     entry["ms"] = round((time.monotonic() - start) * 1000, 1)
     record_failopen(home, entry)
     return code
+
+
+def offline_answer(home, agent, event, event_id, payload, entry):
+    """``(exit code, reason)`` for a pre-tool call the engine did not answer: a rule in
+    the snapshot denies it (``outcome: denied``); else a lesson in the hold index holds
+    it once (:mod:`coldhold`; ``outcome: held``), and the call is queued for the engine
+    to replay so the hold joins the session's record; else ``(0, "")``. Never raises."""
+    hit = snapshot_check(home, event, payload)
+    if hit is not None:
+        text, ids = hit
+        entry.update(outcome="denied", rules=ids)
+        return 2, text
+    try:
+        cold = _coldhold()
+        held = cold.check(home, event, payload, call_of, _matcher(), project_fingerprint)
+    except Exception:
+        held = None
+    if held is None:
+        return 0, ""
+    text, ids, key = held
+    cold.note_held(home, key)
+    entry.update(outcome="held", lessons=ids)
+    try:
+        spool_append(home, spool_record(event_id, agent, event, payload, {"cold_hold": ids}))
+    except Exception:
+        pass
+    return 2, text
 
 
 def run():

@@ -166,9 +166,9 @@ def test_rule_ids_are_read_right_from_a_file_in_any_form(tmp_path: Path) -> None
     ]
     snap = rules_snapshot.RulesSnapshot(path)
     rules_snapshot._write(path, {"v": 1, "written_at": 1.0, "block_tiers": [1], "rules": rules})
-    assert {"a1", "b2"} <= snap._ids_on_disk() <= {"a1", "b2", "nested"}  # extra ids only cost a merge
+    assert {"a1", "b2"} <= snap.ids_on_disk() <= {"a1", "b2", "nested"}  # extra ids only cost a merge
     path.write_text(json.dumps({"v": 1, "block_tiers": [1], "rules": rules[1:]}, indent=2))  # hand-edited
-    assert snap._ids_on_disk() == {"b2"}
+    assert snap.ids_on_disk() == {"b2"}
     snap.on_write("delete", ["b2"])
     assert rules_snapshot.read(path)["rules"] == []
 

@@ -115,15 +115,22 @@ class EngineContext:
         return self._store
 
     def _attach_rules_snapshot(self) -> None:
-        """Every write through this store keeps the client's rules snapshot in step (never fatal)."""
+        """Every write through this store keeps the client's rules snapshot and hold
+        index in step (never fatal)."""
+        from twiceshy.base.errorlog import record_error
+
         try:
             from twiceshy.memory.rules_snapshot import attach
 
             attach(self._store, self.config)
         except Exception as exc:
-            from twiceshy.base.errorlog import record_error
-
             record_error("rules_snapshot.attach", exc)
+        try:
+            from twiceshy.recall.hold_index import attach as attach_hold_index
+
+            attach_hold_index(self._store, self.config)
+        except Exception as exc:
+            record_error("hold_index.attach", exc)
 
     def session(self, session_id: str) -> SessionState:
         """Per-session state (warnings shown, budget used). The engine lives for

@@ -391,7 +391,7 @@ class HttpHooks:
     ) -> bytes:
         """The engine cannot answer in time (``reason``: starting, timeout): answer as the
         stdlib client does then — post-tool events spooled, pre-tool calls checked against
-        the rules snapshot — and record it in ``failopen.jsonl``."""
+        the rules snapshot and the hold index — and record it in ``failopen.jsonl``."""
         if kind == "async" and not sent:
             try:
                 if wire.spool_append(self.home, wire.spool_record(event_id, agent, event, payload)):
@@ -401,11 +401,9 @@ class HttpHooks:
         entry: dict[str, Any] = wire.failopen_entry(event_id, agent, event, kind, reason, sent, transport="http")
         body = b"{}"
         if kind == "pre" and payload:
-            hit = wire.snapshot_check(self.home, event, payload)
-            if hit is not None:
-                text, ids = hit
-                body = native_body(NativeOutput(stderr=text, exit_code=2), event)
-                entry.update(outcome="denied", rules=ids)
+            code, text = wire.offline_answer(self.home, agent, event, event_id, payload, entry)
+            if code:
+                body = native_body(NativeOutput(stderr=text, exit_code=code), event)
         entry["ms"] = round((time.perf_counter() - started) * 1000, 1)
         wire.record_failopen(self.home, entry)
         return body

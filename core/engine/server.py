@@ -562,14 +562,15 @@ class Engine:
                         # not stack on the index load's (and the cache's mapping).
                         while not self._switched.wait(0.5) and not self.stopping.is_set():
                             pass
-                    snap = getattr(store, "rules_snapshot", None)
-                    if snap is not None:
-                        started = time.perf_counter()
-                        how, lessons = snap.ensure(store)
-                        self.timing[f"rules snapshot {how} ({lessons} lessons read)"] = round(
-                            (time.perf_counter() - started) * 1000, 1
-                        )
-                        release_heap()
+                    for name in ("rules_snapshot", "hold_index"):  # what the client answers with when we cannot
+                        snap = getattr(store, name, None)
+                        if snap is not None:
+                            started = time.perf_counter()
+                            how, lessons = snap.ensure(store)
+                            self.timing[f"{name.replace('_', ' ')} {how} ({lessons} lessons read)"] = round(
+                                (time.perf_counter() - started) * 1000, 1
+                            )
+                            release_heap()
                     rebuilt = True
                 path = getattr(store, "path", None)
                 if path is not None and getattr(store, "_col", None) is not None:

@@ -39,6 +39,7 @@ from typing import Any
 from twiceshy.base.locking import fcntl
 from twiceshy.base.types import Experience
 from twiceshy.lesson.evidence import lesson_advice
+from twiceshy.memory.write_watch import watch_writes
 
 VERSION = 1
 FILE_NAME = "rules.json"
@@ -142,7 +143,7 @@ class RulesSnapshot:
         fcntl.flock(fd, fcntl.LOCK_EX)
         return fd
 
-    def _ids_on_disk(self) -> set[str]:
+    def ids_on_disk(self) -> set[str]:
         """Rule ids in the file now (cached by inode/mtime/size: a write is rare, a check is per store write).
 
         Read without parsing the file when it is in the form :func:`_write`
@@ -182,11 +183,11 @@ class RulesSnapshot:
         items = list(items)
         if not items:
             return
-        known = self._ids_on_disk()
+        known = self.ids_on_disk()
         if op == "delete":
             gone = {str(i) for i in items} & known
             if gone:
-                self._apply({}, gone)
+                self.merge({}, gone)
             return
         changed: dict[str, dict[str, Any] | None] = {}
         for exp in items:
@@ -194,9 +195,9 @@ class RulesSnapshot:
             if entry is not None or exp.id in known:
                 changed[exp.id] = entry
         if changed or not self.path.exists():
-            self._apply(changed, set())
+            self.merge(changed, set())
 
-    def _apply(
+    def merge(
         self,
         changed: dict[str, dict[str, Any] | None],
         gone: set[str],
@@ -254,16 +255,20 @@ class RulesSnapshot:
         entries: list[dict[str, Any]] = []
         for page in pages:
             entries.extend(e for e in (entry_for(x, self.block_tiers) for x in page) if e is not None)
+        self.replace(entries, list(position) if position and position[0] else None)
+        return len(entries)
+
+    def replace(self, entries: list[dict[str, Any]], journal: list[Any] | None = None) -> None:
+        """Rewrite the file with exactly ``entries`` (complete up to ``journal`` when given)."""
         fresh = self._fresh(sorted(entries, key=lambda r: r["id"]))
-        if position and position[0]:
-            fresh["journal"] = list(position)
+        if journal:
+            fresh["journal"] = list(journal)
         fd = self._locked()
         try:
             _write(self.path, fresh)
             self._remember({str(e["id"]) for e in entries})
         finally:
             os.close(fd)
-        return len(entries)
 
     def catch_up(self, store: Any, since: list[Any] | tuple[str, int] | None = None) -> tuple[int, Any] | None:
         """Bring the file up to date from the lessons the store's change journal
@@ -290,7 +295,7 @@ class RulesSnapshot:
         gone = {exp_id for exp_id in ids if exp_id not in found}
         # With no rule changed, the position alone is written only for a long
         # backlog: re-reading a few lessons at the next start beats a rewrite now.
-        self._apply(changed, gone, list(position), position_alone=len(ids) >= ADVANCE_AFTER)
+        self.merge(changed, gone, list(position), position_alone=len(ids) >= ADVANCE_AFTER)
         return len(ids), position
 
     def ensure(self, store: Any) -> tuple[str, int]:
@@ -311,48 +316,17 @@ class RulesSnapshot:
 
 
 def attach(store: Any, config: Any, home: str | Path | None = None) -> RulesSnapshot:
-    """Keep the snapshot of ``home`` in step with every write through ``store``.
-
-    The store's write methods are wrapped on the instance (add, add_many,
-    update, update_many, delete): one place that sees every write of every
-    process — the engine, ``learn``/``forget``/``edit``, ``import``, the
-    evolution pass — without the store knowing about the snapshot. A failure
-    to write the snapshot is logged, never raised into the store's caller.
-    """
+    """Keep the snapshot of ``home`` in step with every write through ``store``
+    (:func:`twiceshy.memory.write_watch.watch_writes`: every process that writes the
+    store — the engine, ``learn``/``forget``/``edit``, ``import``, the evolution pass —
+    without the store knowing about the snapshot). A failure to write the snapshot is
+    logged, never raised into the store's caller."""
     try:
         tiers = config.get("retrieval", "block_tiers")
     except Exception:
         tiers = [1]
     snap = RulesSnapshot(snapshot_path(home), tiers if tiers is not None else [1])
-
-    def notify(op: str, items: Iterable[Any]) -> None:
-        try:
-            snap.on_write(op, items)
-        except Exception as exc:
-            from twiceshy.base.errorlog import record_error
-
-            record_error("rules_snapshot", exc)
-
-    def wrap(name: str, op: str, many: bool) -> None:
-        method = getattr(store, name, None)
-        if method is None or getattr(method, "_rules_snapshot", False):
-            return
-
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            result = method(*args, **kwargs)
-            first = args[0] if args else next(iter(kwargs.values()), None)
-            if first is not None:
-                notify(op, list(first) if many else [first])
-            return result
-
-        wrapper._rules_snapshot = True  # type: ignore[attr-defined]
-        setattr(store, name, wrapper)
-
-    wrap("add", "upsert", False)
-    wrap("add_many", "upsert", True)
-    wrap("update", "upsert", False)
-    wrap("update_many", "upsert", True)
-    wrap("delete", "delete", False)
+    watch_writes(store, "rules_snapshot", lambda op, items: snap.on_write(op, items))  # looked up per write
     store.rules_snapshot = snap
     return snap
 

@@ -20,7 +20,8 @@ Figures for a window (``--since 7d``), from three records twiceshy keeps anyway:
 * the hook client's record of the calls the engine did not answer
   (``<data dir>/failopen.jsonl``, :func:`twiceshy.hooks.wire.record_failopen`):
   each pre-tool call let through unchecked, with its reason (engine
-  starting, timeout, no engine, error …), or denied from the rules snapshot.
+  starting, timeout, no engine, error …), denied from the rules snapshot, or
+  held from the hold index (:mod:`twiceshy.hooks.coldhold`; counted as held).
   They count as pre-tool calls (once, by request id, also when the engine
   answered too late);
 * the store: lessons per tier, and how many were learned in the window,
@@ -218,7 +219,7 @@ def _tally(
     client_unlogged = [f for f in client if not f.get("id") or f.get("id") not in answered_ids]
     client_pre = [f for f in client if f.get("kind") == "pre"]
     unanswered = [f for f in client_pre if not f.get("id") or f.get("id") not in answered_ids]
-    failed_open = [f for f in client_pre if f.get("outcome") != "denied"]
+    failed_open = [f for f in client_pre if f.get("outcome") not in ("denied", "held")]
     fail_reasons: dict[str, int] = {}
     for f in failed_open:
         reason = str(f.get("reason") or "unknown")
@@ -253,7 +254,10 @@ def _tally(
     return {
         "calls": len(live) + len(client_unlogged),
         "warned": sum(1 for e in delivered if e.get("action") == "warn"),
-        "held": sum(1 for e in delivered if e.get("action") == "hold"),  # twiceshy.recall.delivery
+        # twiceshy.recall.delivery; and the client's holds from the hold index while the engine was away
+        "held": sum(1 for e in delivered if e.get("action") == "hold")
+        + sum(1 for f in unanswered if f.get("outcome") == "held"),
+        "snapshot_held": sum(1 for f in unanswered if f.get("outcome") == "held"),
         "denied": sum(1 for e in delivered if e.get("action") == "deny"),
         "not_delivered": sum(not_delivered.values()),
         "not_delivered_by_action": dict(sorted(not_delivered.items())),
@@ -362,6 +366,7 @@ def compute_stats(ctx: EngineContext, since_s: float | None = 7 * 86400, now: fl
             "pre_tool": pre_total,
             "warnings_shown": warned,
             "held": held,
+            "held_from_index": t["snapshot_held"],
             "blocked": blocked + snapshot_denied,
             "blocked_from_snapshot": snapshot_denied,
             "failed_open": t["failed_open"],

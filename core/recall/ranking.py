@@ -291,28 +291,14 @@ def _distinctive(text: str) -> set[str]:
     return {t.lower() for t in call.tokens if ":" not in t[:5] and t.lower() not in skip}
 
 
-_NOT_PARTS = ("exe:", "prog:", "pre:", "post:")
-
-
-def _parts(command: str) -> set[str]:
-    # The memoised parse the signature check just made of this call (and, across calls, of
-    # the lessons' own mistake and fix): no second parse on the hot path.
-    from twiceshy.hooks.match import parsed_calls
-
-    return {t for call in parsed_calls(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
-
-
-def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEvent) -> bool:
-    """The call carries every part the lesson's fix added to its mistake (flags, values,
-    operands, a runner or environment) and none the fix took away: it does what the fix
-    does, whatever else the signature says. The fix is never held by its own lesson."""
-    from twiceshy.hooks.match import command_of
+def fix_change(exp: Experience, sig: dict[str, Any]) -> tuple[set[str], set[str]] | None:
+    """``(added, dropped)``: the parts the lesson's fix added to its mistake and the ones it
+    took away (:func:`twiceshy.hooks.match.call_parts`); None when the lesson has no shell
+    mistake and fix to compare (a code lesson's fix is checked by its own pattern)."""
+    from twiceshy.hooks.match import call_parts
 
     if sig.get("kind") not in ("command", "any"):
-        return False  # code: an edit's fix is checked by its own pattern
-    command = command_of(event.tool_name, event.tool_input or {})
-    if not command:
-        return False
+        return None
     structured = exp.structured if isinstance(exp.structured, dict) else {}
     raw_mistake, raw_fix = structured.get("mistake"), structured.get("fix")
     mistake: dict[str, Any] = raw_mistake if isinstance(raw_mistake, dict) else {}
@@ -320,11 +306,31 @@ def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEven
     m_cmd = mistake.get("command") if isinstance(mistake.get("command"), str) else exp.trigger
     f_cmd = fix.get("command") if isinstance(fix.get("command"), str) else sig.get("fix")
     if not m_cmd or not isinstance(f_cmd, str) or not f_cmd.strip():
+        return None
+    # Memoised parses: across calls, the lessons' own mistake and fix are parsed once.
+    fixed, wrong = call_parts(f_cmd), call_parts(m_cmd)
+    return fixed - wrong, wrong - fixed
+
+
+def is_the_fix(added: set[str], dropped: set[str], parts: set[str]) -> bool:
+    """Everything the fix added, and nothing it took away ("uv run pytest -n auto" keeps "-n")."""
+    return bool(added) and added <= parts and not (dropped & parts)
+
+
+def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEvent) -> bool:
+    """The call carries every part the lesson's fix added to its mistake (flags, values,
+    operands, a runner or environment) and none the fix took away: it does what the fix
+    does, whatever else the signature says. The fix is never held by its own lesson."""
+    from twiceshy.hooks.match import call_parts, command_of
+
+    change = fix_change(exp, sig)
+    if change is None:
         return False
-    fixed, wrong, call = _parts(f_cmd), _parts(m_cmd), _parts(command)
-    added, dropped = fixed - wrong, wrong - fixed
-    # Everything the fix added, and nothing it took away ("uv run pytest -n auto" keeps "-n").
-    return bool(added) and added <= call and not (dropped & call)
+    command = command_of(event.tool_name, event.tool_input or {})
+    if not command:
+        return False
+    # The memoised parse the signature check just made of this call: no second parse.
+    return is_the_fix(*change, call_parts(command))
 
 
 def structured_check(event: CoreEvent, candidates: list[Candidate], min_score: float) -> list[Candidate]:

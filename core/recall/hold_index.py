@@ -1,0 +1,246 @@
+"""The hold index: every lesson that may hold a call, in small files the hook client reads alone.
+
+The engine decides holds; the hook client (:mod:`twiceshy.hooks.coldhold`)
+applies this index only when the engine did not answer (starting after an idle
+exit or a reboot, stopped, slow). Without it, the first call of a new session
+after the engine went down ran unheld, even when it repeated exactly the
+mistake a lesson was learned for; rules had the rules snapshot
+(:mod:`twiceshy.memory.rules_snapshot`), other lessons nothing.
+
+What is in it: each lesson that would hold (not a rule — the rules snapshot
+denies those —, not superseded, not held for review, not corrected down to
+context by its outcomes, with a signature; nothing at all when ``retrieval.warn``
+is not ``hold``), as ``{"id", "tier", "project", "keys", "signature", "adds",
+"drops", "reason"}``: the programs a call must run to match (``@edit`` for a
+code lesson), the parts the lesson's fix adds to its mistake and takes away
+(the client passes a call that does what the fix does, as the engine does:
+:func:`twiceshy.recall.ranking.does_what_the_fix_adds`), and the hold reason.
+No evidence counts: an entry changes only when what it holds or says changes.
+
+Layout: ``<data dir>/hold_index/NN.json`` (:data:`BUCKETS` shards by key, each
+in the rules snapshot's file format and written by its merge, under its own
+lock, 0600, replaced atomically) and ``meta.json`` (the block tiers and warn
+mode it was built for, and the store's change-journal position it is complete
+to). Kept like the rules snapshot: every write through the store updates the
+shards it touches (a batch over :data:`BATCH_MAX` is left to the engine), and
+the engine's start-up check catches up from the journal, or rebuilds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from twiceshy.base.types import Experience, Tier
+from twiceshy.hooks import coldhold
+from twiceshy.hooks.match import signature_keys
+from twiceshy.lesson.evidence import lesson_advice
+from twiceshy.memory.rules_snapshot import CATCH_UP_MAX, HOLD_TAG, RulesSnapshot, read
+from twiceshy.memory.write_watch import watch_writes
+from twiceshy.recall.delivery import HOLD_HEAD, HOLD_TAIL, fix_of
+from twiceshy.recall.outcomes import context_only
+from twiceshy.recall.ranking import fix_change, lesson_signature
+
+VERSION = 1
+META = "meta.json"
+BUCKETS = coldhold.BUCKETS
+BATCH_MAX = 500  # a bigger write (an import) is left to the engine's catch-up: seconds of signatures
+
+
+def index_dir(home: str | Path | None = None) -> Path:
+    if home is None:
+        from twiceshy.base.paths import data_dir
+
+        home = data_dir()
+    return Path(coldhold.index_dir(home))
+
+
+def hold_text(exp: Experience, fix: str) -> str:
+    """The hold reason of one lesson, as the engine words it (without the evidence counts)."""
+    text = lesson_advice(exp)
+    try:
+        label = Tier(int(exp.tier)).label
+    except ValueError:
+        label = str(exp.tier)
+    lines = [HOLD_HEAD, f"- {text} [{label}]"]
+    if fix and " ".join(fix.split()) not in " ".join(text.split()):
+        lines.append(f"  Fix: {fix}")
+    lines.append(HOLD_TAIL)
+    return "\n".join(lines)
+
+
+def entry_for(exp: Experience, block_tiers: Iterable[int], mode: str = "hold") -> dict[str, Any] | None:
+    """The index entry of ``exp``, or None when it would not hold a call."""
+    if mode != "hold" or int(exp.tier) in {int(t) for t in block_tiers}:
+        return None
+    if exp.superseded_by or HOLD_TAG in (exp.tags or []) or context_only(exp):
+        return None
+    sig = lesson_signature(exp)
+    keys = sorted(signature_keys(sig or {}))
+    if not sig or not keys:
+        return None  # a lesson without a signature never holds (the engine's own rule)
+    change = fix_change(exp, sig)
+    added, dropped = change if change is not None else (set(), set())
+    return {
+        "id": exp.id,
+        "tier": int(exp.tier),
+        "project": exp.project or None,
+        "keys": keys,
+        "signature": sig,
+        "adds": sorted(added),
+        "drops": sorted(dropped),
+        "reason": hold_text(exp, fix_of(exp)),
+    }
+
+
+class HoldIndex:
+    """Keeps ``folder`` in step with the store's lessons. One per store object."""
+
+    def __init__(self, folder: Path, block_tiers: Iterable[int] = (1,), mode: str = "hold") -> None:
+        self.folder = Path(folder)
+        self.block_tiers = sorted({int(t) for t in block_tiers})
+        self.mode = mode
+        self._shards: dict[int, RulesSnapshot] = {}
+
+    def shard(self, bucket: int) -> RulesSnapshot:
+        if bucket not in self._shards:
+            self._shards[bucket] = RulesSnapshot(
+                Path(coldhold.shard_path(self.folder.parent, bucket)), self.block_tiers
+            )
+        return self._shards[bucket]
+
+    def entry(self, exp: Experience) -> dict[str, Any] | None:
+        return entry_for(exp, self.block_tiers, self.mode)
+
+    # -- meta ------------------------------------------------------------------
+
+    def _meta_path(self) -> Path:
+        return self.folder / META
+
+    def read_meta(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self._meta_path().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("v") != VERSION:
+            return None
+        if data.get("block_tiers") != self.block_tiers or data.get("mode") != self.mode:
+            return None
+        return data
+
+    def _write_meta(self, journal: Any) -> None:
+        from twiceshy.base.fileio import write_atomic
+
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        data = {"v": VERSION, "block_tiers": self.block_tiers, "mode": self.mode, "journal": list(journal or [])}
+        write_atomic(self._meta_path(), json.dumps(data), private=True, durable=False)
+
+    # -- writing ---------------------------------------------------------------
+
+    def apply(self, changed: dict[str, dict[str, Any] | None], gone: set[str]) -> int:
+        """Route entries to their shards and take them out of every other shard
+        (``None`` and ``gone``: no longer in the index). Returns the shards rewritten."""
+        home: dict[str, set[int]] = {
+            exp_id: {coldhold.bucket_of(k) for k in entry["keys"]} if entry else set()
+            for exp_id, entry in changed.items()
+        }
+        per_shard: dict[int, tuple[dict[str, dict[str, Any] | None], set[str]]] = {}
+        for exp_id, entry in changed.items():
+            for bucket in home[exp_id]:
+                per_shard.setdefault(bucket, ({}, set()))[0][exp_id] = entry
+        ids = set(changed) | gone
+        if ids:
+            for bucket in range(BUCKETS):
+                on_disk = self.shard(bucket).ids_on_disk() if os.path.exists(self.shard(bucket).path) else set()
+                for exp_id in ids & on_disk:
+                    if exp_id in gone or bucket not in home.get(exp_id, set()):
+                        per_shard.setdefault(bucket, ({}, set()))[1].add(exp_id)
+        rewritten = 0
+        for bucket, (shard_changed, shard_gone) in sorted(per_shard.items()):
+            rewritten += self.shard(bucket).merge(shard_changed, shard_gone, position_alone=False)
+        return rewritten
+
+    def on_write(self, op: str, items: Iterable[Any]) -> None:
+        """After a store write: ``op`` "upsert" with Experiences, "delete" with ids."""
+        items = list(items)
+        if not items or len(items) > BATCH_MAX:
+            return  # a big batch: the engine's start-up check catches up from the journal
+        if op == "delete":
+            self.apply({}, {str(i) for i in items})
+        else:
+            self.apply({exp.id: self.entry(exp) for exp in items}, set())
+
+    def rebuild(self, store: Any) -> int:
+        """Rewrite every shard from every lesson in ``store``, read a page at a time. Returns the entries."""
+        position = store.journal_position() if hasattr(store, "journal_position") else None
+        pages = store.iter_pages() if hasattr(store, "iter_pages") else [store.all()]
+        shards: dict[int, list[dict[str, Any]]] = {b: [] for b in range(BUCKETS)}
+        count = 0
+        for page in pages:
+            for exp in page:
+                entry = self.entry(exp)
+                if entry is None:
+                    continue
+                count += 1
+                for bucket in {coldhold.bucket_of(k) for k in entry["keys"]}:
+                    shards[bucket].append(entry)
+        for bucket, entries in shards.items():
+            if entries or os.path.exists(self.shard(bucket).path):
+                self.shard(bucket).replace(entries)
+        self._write_meta(position if position and position[0] else None)
+        return count
+
+    def catch_up(self, store: Any, since: list[Any] | tuple[str, int] | None = None) -> tuple[int, Any] | None:
+        """Re-read the lessons the store's change journal names since ``since`` (default:
+        the position in ``meta.json``). None when that cannot be done: then :meth:`rebuild`."""
+        meta = self.read_meta()
+        if meta is None or not (since or meta.get("journal")) or not hasattr(store, "changed_since"):
+            return None
+        if any(read(self.shard(b).path) is None for b in range(BUCKETS) if os.path.exists(self.shard(b).path)):
+            return None  # a damaged shard: what it held is unknown
+        got = store.changed_since(since or meta["journal"])
+        if got is None:
+            return None
+        position, ids = got
+        if len(ids) > CATCH_UP_MAX:
+            return None
+        if ids:
+            found = {exp.id: exp for exp in store.get_many(ids)}
+            self.apply({exp_id: self.entry(exp) for exp_id, exp in found.items()}, {i for i in ids if i not in found})
+        if ids or list(position) != list(meta.get("journal") or []):
+            self._write_meta(position)
+        return len(ids), position
+
+    def ensure(self, store: Any) -> tuple[str, int]:
+        """The engine's start-up check (as :meth:`RulesSnapshot.ensure`)."""
+        got = self.catch_up(store)
+        if got is None:
+            position = store.journal_position() if hasattr(store, "journal_position") else None
+            how, count = "rebuilt", self.rebuild(store)
+        else:
+            (count, position), how = got, "caught up"
+        if position and position[0]:
+            self.catch_up(store, since=position)
+        return how, count
+
+
+def attach(store: Any, config: Any, home: str | Path | None = None) -> HoldIndex:
+    """Keep the hold index of ``home`` in step with every write through ``store``."""
+    try:
+        tiers = config.get("retrieval", "block_tiers")
+    except Exception:
+        tiers = [1]
+    try:
+        mode = str(config.get("retrieval", "warn") or "hold").strip().lower()
+    except Exception:
+        mode = "hold"
+    index = HoldIndex(index_dir(home), tiers if tiers is not None else [1], mode)
+    watch_writes(store, "hold_index", lambda op, items: index.on_write(op, items))
+    store.hold_index = index
+    return index
+
+
+__all__ = ["BUCKETS", "HoldIndex", "attach", "entry_for", "hold_text", "index_dir"]
