@@ -104,6 +104,18 @@ def test_session_end_finds_the_session_state_transcript(pm, copilot_home: Path):
     assert adapter.transcript_of({}, "../../etc") is None  # a session id is never a path
 
 
+@pytest.mark.parametrize("event", ["preToolUse", "postToolUse", "userPromptSubmitted", "sessionStart"])
+def test_every_event_names_the_transcript_once_it_exists(pm, copilot_home: Path, event: str):
+    """Not only agentStop and sessionEnd: a session killed before its end is swept from events.jsonl,
+    and the engine knows where it is only if an event before the end named it."""
+    data = payload(event)
+    assert parse(pm, event, data).transcript_path is None  # Copilot has not written it yet
+    folder = copilot_home / "session-state" / data["sessionId"]
+    folder.mkdir(parents=True)
+    (folder / "events.jsonl").write_text("", encoding="utf-8")
+    assert parse(pm, event, data).transcript_path == str(folder / "events.jsonl")
+
+
 def test_unknown_event_and_bad_payload_refused():
     for event in ("errorOccurred", "permissionRequest", "userPromptTransformed", "nonsense"):
         with pytest.raises(ValueError):

@@ -125,7 +125,8 @@ def result_success(result: Any) -> bool | None:
 
 def transcript_of(payload: dict[str, Any], session_id: str) -> str | None:
     """The session's ``events.jsonl``: ``transcriptPath`` when sent (agentStop),
-    else ``<copilot home>/session-state/<sessionId>/events.jsonl`` if it exists."""
+    else ``<copilot home>/session-state/<sessionId>/events.jsonl`` if it exists
+    (Copilot writes it as the session goes: from the first tool call on it is there)."""
     sent = _text(payload, "transcriptPath", "transcript_path")
     if sent:
         return sent
@@ -167,8 +168,9 @@ def parse_payload(native_event: str, payload: dict[str, Any]) -> CoreEvent:
         error = _first(payload, "error")
         event.tool_output = result_text(error) if error is not None else None
         event.success = False
-    if kind in ("stop", "session_end"):
-        event.transcript_path = transcript_of(payload, session_id)
+    # Every event names the session's events.jsonl once it exists, not only agentStop/sessionEnd:
+    # a session killed before its end is learned later from it (twiceshy.engine.sweep).
+    event.transcript_path = transcript_of(payload, session_id)
     return event
 
 
