@@ -553,6 +553,22 @@ def test_js_stop_and_dispose_hand_over_a_pointer_to_the_session(run_plugin):
     assert (pointer_path.stat().st_mode & 0o777) == 0o600
 
 
+def test_js_prompt_and_tool_calls_name_the_pointer_before_the_session_ends(run_plugin, pm):
+    """A session killed before session.idle / dispose sends no Stop and no SessionEnd: the engine
+    learns it later only if an event before the end named where the session is."""
+    message = {"message": {"id": "msg_1", "sessionID": SESSION, "role": "user"}, "parts": []}
+    _, calls = run_plugin(
+        {},
+        [["chat.message", {"sessionID": SESSION}, message], before("k1", "ls"), before("k2", "ls -a")],
+    )
+    assert [c["event"] for c in calls] == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse"]
+    pointer_path = run_plugin.home / "opencode-sessions" / f"{SESSION}.json"
+    assert [c["payload"].get("transcript_path") for c in calls[1:]] == [str(pointer_path)] * 3
+    assert json.loads(pointer_path.read_text())["session_id"] == SESSION
+    pre = pm.hook.agent_parse_payload(agent=AGENT, native_event="PreToolUse", payload=calls[2]["payload"])
+    assert pre.kind == "pre_tool" and pre.transcript_path == str(pointer_path)
+
+
 def test_js_fails_open_on_garbage_errors_timeouts_and_missing_commands(run_plugin):
     steps = [before("g1", "x"), after("g1", "out")]
     for answers in (

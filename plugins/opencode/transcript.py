@@ -12,7 +12,9 @@ JSON (``tests/fixtures/opencode/db_*.json``):
   ``step-start`` / ``step-finish``, ``file`` …
 
 There is no per-session file, so the path our plugin hands over is a small
-JSON *pointer* it writes at Stop / SessionEnd —
+JSON *pointer* it writes at the session's first prompt or tool call (sent with
+every UserPromptSubmit and PreToolUse, so a session killed before its end is
+still found) and again at Stop / SessionEnd —
 ``{"opencode_db": "<db path>", "session_id": "ses_…"}``. Also accepted: the
 database itself (its most recent session is read) and ``opencode export``
 output (``{"info", "messages": [{"info", "parts"}]}``, or a bare message list).

@@ -146,6 +146,19 @@ export const TwiceshyPlugin = async (input, options) => {
     }
   }
 
+  // The pointer once per session, for the events before its end: a session killed before
+  // session.idle / dispose is still learned later from OpenCode's store (twiceshy's sweep).
+  const pointers = new Map() // sessionID -> pointer path
+  function pointer(sessionID) {
+    if (!sessionID) return undefined
+    if (!pointers.has(sessionID)) {
+      const file = transcriptPath(sessionID)
+      if (!file) return undefined
+      remember(pointers, sessionID, file)
+    }
+    return pointers.get(sessionID)
+  }
+
   function sessionStart(sessionID, source) {
     if (!sessionID) return Promise.resolve("")
     if (!started.has(sessionID)) {
@@ -210,7 +223,11 @@ export const TwiceshyPlugin = async (input, options) => {
           .filter((p) => p && p.type === "text" && !p.synthetic && typeof p.text === "string")
           .map((p) => p.text)
           .join("\n")
-        const answer = await call("UserPromptSubmit", { session_id: input.sessionID, prompt })
+        const answer = await call("UserPromptSubmit", {
+          session_id: input.sessionID,
+          prompt,
+          transcript_path: pointer(input.sessionID),
+        })
         const context = answer && text(answer.context)
         if (context && output.message) {
           output.parts.push({
@@ -246,6 +263,7 @@ export const TwiceshyPlugin = async (input, options) => {
           tool_name: input.tool,
           tool_input: output.args || {},
           call_id: input.callID,
+          transcript_path: pointer(input.sessionID),
         })
       } catch {
         answer = null
