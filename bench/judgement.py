@@ -187,6 +187,19 @@ def report(result: h.ModeResult, verbosity: int) -> str:
     return "\n".join(lines)
 
 
+def cold_line(result: h.ModeResult, split: str, verbose: bool) -> str:
+    """How the hook client's offline answer (engine away) agrees with the engine's, on holding."""
+    extra = [m for m in result.cold_mismatches if m[1] in (h.HOLD, h.DENY)]
+    missed = [m for m in result.cold_mismatches if m[1] not in (h.HOLD, h.DENY)]
+    line = (
+        f"cold start [{split}, {result.mode}]: {result.cold_probes} probes, the client alone holds "
+        f"{len(extra)} the engine does not and misses {len(missed)} the engine holds"
+    )
+    if verbose:
+        line += "".join(f"\n  {cold:>6} vs {answer:>6}  {action}" for action, cold, answer in result.cold_mismatches)
+    return line
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
@@ -207,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print JSON (figures and every outcome) instead of tables")
     ap.add_argument("-v", "--verbose", action="count", default=0, help="-v: failed probes; -vv: also every lesson")
     ap.add_argument("--keep", action="store_true", help="keep the temp data dirs and transcripts")
+    ap.add_argument(
+        "--cold", action="store_true", help="also ask the hook client's offline answer (engine away) and compare"
+    )
     ap.add_argument("--code", metavar="COMMIT", help="measure another commit's code (core/, plugins/, hooks/) instead")
     args = ap.parse_args(argv)
     if args.code:
@@ -236,8 +252,13 @@ def main(argv: list[str] | None = None) -> int:
         everyday = [] if args.no_everyday else corpus.everyday
         for mode in args.mode or list(h.MODES):
             for label, ov in runs:
-                result = h.run_mode(mode, corpus, incidents, everyday, noise=args.noise, overrides=ov, keep=args.keep)
+                result = h.run_mode(
+                    mode, corpus, incidents, everyday, noise=args.noise, overrides=ov, keep=args.keep,
+                    check_cold=args.cold,
+                )  # fmt: skip
                 rows.append((split, label.strip() and "*", result))
+                if args.cold:
+                    print(cold_line(result, split, args.verbose and split != "sealed"))
                 if args.json:
                     out_json.append({**h.to_json(result), "split": split, "label": label.strip(" []") or "measured"})
                     continue

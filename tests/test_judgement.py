@@ -37,10 +37,12 @@ def results(corpus, tmp_path_factory):
     out = {}
     for mode in h.MODES:
         result = h.run_mode(
-            mode, corpus, incidents, everyday, noise=NOISE, workdir=tmp_path_factory.mktemp(mode), check_why=True
-        )
+            mode, corpus, incidents, everyday, noise=NOISE, workdir=tmp_path_factory.mktemp(mode), check_why=True,
+            check_cold=True,
+        )  # fmt: skip
         out[mode] = result.summary()
         out[mode]["why_mismatches"] = result.why_mismatches
+        out[mode]["cold"] = (result.cold_probes, result.cold_mismatches)
         print(f"\n{mode}: " + ", ".join(f"{k}={_fmt(v)}" for k, v in out[mode]["overall"].items()))
         for shape in SHAPES:
             print(
@@ -152,3 +154,19 @@ def test_why_says_what_the_hook_did_on_every_probe(results) -> None:
     the hook then gave (hold / deny / context / nothing), in every mode."""
     for mode in h.MODES:
         assert results[mode]["why_mismatches"] == [], (mode, results[mode]["why_mismatches"][:10])
+
+
+def test_the_client_alone_holds_what_the_engine_holds(results) -> None:
+    """Issues 30/31: while the engine is away, the hook client answers from the rules snapshot
+    and the hold index. Asked about each probe before the hook saw it, it holds (or denies)
+    exactly the probes the engine holds, learned and taught. With unrelated lessons in the
+    store the engine's similarity search can crowd a lesson out that the client still checks:
+    at most 1% of probes may differ, and never by a deny."""
+    for mode in h.MODES:
+        probes, mismatches = results[mode]["cold"]
+        assert probes > 150, (mode, probes)  # every probe was asked
+        if mode == h.NOISY:
+            assert len(mismatches) <= probes // 100, (mode, mismatches[:10])
+            assert all(cold != h.DENY and answer != h.DENY for _action, cold, answer in mismatches), mismatches
+        else:
+            assert mismatches == [], (mode, mismatches[:10])

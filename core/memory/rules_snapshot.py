@@ -51,7 +51,9 @@ ADVANCE_AFTER = 200  # a backlog this long moves the file's position even when n
 DENY_HEADER = "Blocked by twiceshy: a confirmed rule from earlier sessions applies."
 
 
-_ENTRY_ID = re.compile(rb'\{"id":"((?:[^"\\]|\\.)*)"')  # an entry's start in the compact, key-sorted file
+# An entry's id in the compact, key-sorted file (its first key in the rules snapshot; after
+# "adds" and "drops" in a hold index shard, which shares this format).
+_ENTRY_ID = re.compile(rb'[{,]"id":"((?:[^"\\]|\\.)*)"')
 
 
 def _stat_key(st: os.stat_result) -> tuple[int, int, int]:

@@ -149,9 +149,15 @@ def classify_native(stdout: str) -> str:
 class _Capture:
     """Sees the merged Decision on its way to the agent plugin."""
 
-    def __init__(self, check_why: bool = False) -> None:
+    def __init__(self, check_why: bool = False, check_cold: bool = False) -> None:
         self.decision: Any = None
         self.check_why = check_why
+        self.check_cold = check_cold
+        # Probes where the hook client's offline answer (rules snapshot, hold index: what it
+        # does while the engine is away) differs from the engine's on holding or not:
+        # (action, the client's verdict, the hook's answer).
+        self.cold_mismatches: list[tuple[str, str, str]] = []
+        self.cold_probes = 0
         # Probes where `twiceshy why` (asked first: it records nothing) said something other
         # than what the hook then did: (action, why's verdict, the hook's answer).
         self.why_mismatches: list[tuple[str, str, str]] = []
@@ -226,6 +232,8 @@ class ModeResult:
     errors: list[dict]
     overrides: dict[str, Any] = field(default_factory=dict)
     why_mismatches: list[tuple[str, str, str]] = field(default_factory=list)  # with check_why
+    cold_mismatches: list[tuple[str, str, str]] = field(default_factory=list)  # with check_cold
+    cold_probes: int = 0
 
     def summary(self) -> dict[str, dict[str, Any]]:
         return summarize(self)
@@ -303,10 +311,13 @@ def run_mode(
     workdir: Path | None = None,
     keep: bool = False,
     check_why: bool = False,
+    check_cold: bool = False,
 ) -> ModeResult:
     """Run one mode end to end in a fresh data dir; return every probe's outcome. With
     ``check_why``, `twiceshy why` is asked about every probe first and each answer that
-    differs from what the hook then did is kept (``ModeResult.why_mismatches``)."""
+    differs from what the hook then did is kept (``ModeResult.why_mismatches``); with
+    ``check_cold``, so is each probe the hook client would hold (or not) differently
+    while the engine is away (``ModeResult.cold_mismatches``)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
     corpus = corpus or load()
@@ -328,7 +339,7 @@ def run_mode(
             store = ctx.store
             if hasattr(store, "embedder"):
                 store.embedder = _CachedEmbedder(store.embedder)
-            capture = _Capture(check_why)
+            capture = _Capture(check_why, check_cold)
             ctx.pm.register(capture, name="judgement-capture")
             noise_count = 0
             if mode == NOISY and noise:
@@ -343,12 +354,15 @@ def run_mode(
             seconds["learn"] = time.perf_counter() - t0
 
             stored = ctx.store.count()
+            if check_cold and getattr(ctx.store, "hold_index", None) is not None:
+                ctx.store.hold_index.ensure(ctx.store)  # as the engine does at its start (a big batch is left to it)
             t0 = time.perf_counter()
             outcomes = _probe(ctx, capture, mode, incidents, everyday, projects, owners)
             seconds["probe"] = time.perf_counter() - t0
             errors = _errors(home)
         result = ModeResult(mode, incidents, outcomes, lessons_of, stored, noise_count, seconds, errors, overrides)
         result.why_mismatches = capture.why_mismatches
+        result.cold_mismatches, result.cold_probes = capture.cold_mismatches, capture.cold_probes
         return result
     finally:
         if not keep:
@@ -488,14 +502,34 @@ def _ask(
         from twiceshy.ops.why import explain
 
         said = explain(ctx, agent, event, payload, detail=False)["verdict"]
+    cold = _cold_answer(event, payload) if capture.check_cold else None
     out = handle_hook(ctx, agent, event, payload)
     decision = capture.decision
     if decision is not None:
         answer = classify(decision)
         if said is not None and WHY_AS_ANSWER.get(said, said) != answer:
             capture.why_mismatches.append((str(action)[:120], said, answer))
+        if cold is not None:
+            capture.cold_probes += 1
+            if (cold in (HOLD, DENY)) != (answer in (HOLD, DENY)):
+                capture.cold_mismatches.append((str(action)[:120], cold, answer))
         return answer, list(decision.matches or []), None
     return classify_native(out.stdout), [], out.stdout
+
+
+def _cold_answer(event: str, payload: Any) -> str:
+    """What the hook client answers this pre-tool call with when the engine is away
+    (asked first, without its side effects): deny (a rule), hold (the hold index) or silent."""
+    # Imported here: `bench/judgement.py --code <commit>` runs this harness on code older than the index.
+    from twiceshy.hooks import coldhold, match, wire
+
+    home = os.environ["TWICESHY_HOME"]
+    if wire.snapshot_check(home, event, json.dumps(payload).encode()) is not None:
+        return DENY
+    tool_name, tool_input, cwd = wire.call_of(event, payload)
+    if tool_name and coldhold.find(home, match, tool_name, tool_input, lambda: wire.project_fingerprint(cwd)):
+        return HOLD
+    return SILENT
 
 
 def _probe(
