@@ -68,6 +68,15 @@ class EngineDown(Exception):
     """Nothing listens where the engine should be."""
 
 
+class EngineNotReady(Exception):
+    """The engine is up but still loading, and said so at once (a pre-tool or
+    async event would wait a second or more for it)."""
+
+
+# The engine's whole reply to a request it cannot answer yet: exit code 254, no output.
+NOT_READY_CODE = 254
+
+
 # ---------------------------------------------------------------------------
 # Paths shared with the engine
 # ---------------------------------------------------------------------------
@@ -180,8 +189,9 @@ def parse_reply(data):
 def request(home, agent, event, event_id, payload, deadline):
     """Send one request and return the parsed reply (None if garbage).
 
-    Raises EngineDown when nothing listens, TimeoutError past ``deadline``,
-    OSError on other socket trouble.
+    Raises EngineDown when nothing listens, EngineNotReady when the engine is
+    still loading and cannot take this event yet, TimeoutError past
+    ``deadline``, OSError on other socket trouble.
     """
     family, address, token = engine_address(home)
     sock = _socket.socket(family, _socket.SOCK_STREAM)
@@ -208,7 +218,10 @@ def request(home, agent, event, event_id, payload, deadline):
             received += chunk
             if len(received) > MAX_REPLY:
                 return None
-        return parse_reply(received)
+        reply = parse_reply(received)
+        if reply == (NOT_READY_CODE, b"", b""):
+            raise EngineNotReady()
+        return reply
     finally:
         sock.close()
 
@@ -738,6 +751,10 @@ def main(argv):
                 sent = True
                 if reply is None:
                     reason = "timeout"
+        except EngineNotReady:
+            sent = False  # not applied: an async event is spooled, a pre-tool call answered here
+            reply = None
+            reason = "starting"
         except TimeoutError:
             reply = None
             reason = "starting" if engine_starting(home) else "timeout"

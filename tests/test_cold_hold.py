@@ -180,3 +180,42 @@ def test_the_engine_catches_up_what_a_writer_left_out(twiceshy_home: Path, proje
     shard.write_bytes(b"\x00garbage")  # damaged: what it held is unknown, so everything is re-read
     assert index.ensure(store)[0] == "rebuilt"
     assert len(_index_ids(twiceshy_home)) == 2
+
+
+def test_a_loading_engine_sends_the_call_back_at_once(taught: tuple[Path, str], project: Path) -> None:
+    """Issue 31: an engine that is bound but still loading does not keep a pre-tool call
+    waiting for the client's whole budget: it says "not ready" at once and the client
+    answers from the hold index; a post-tool event is spooled, not lost."""
+    home, lesson = taught
+    env = _env(home, TWICESHY_FAULT_PAUSE="engine.warm:1")
+    engine_mod.spawn_detached(home, env=env)
+    marker = home / "fault-engine.warm"
+    import time
+
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), "the engine never reached its load"
+
+    started = time.monotonic()
+    held = _pre(home, MISTAKE, project)  # a 15 s budget: waiting for the engine would show
+    waited = time.monotonic() - started
+    assert held.returncode == 2 and "--region" in held.stderr, held.stderr
+    assert waited < 5, waited
+    record = _failopen(home)[-1]
+    assert (record["outcome"], record["reason"], record["sent"]) == ("held", "starting", False), record
+
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+    payload |= {"tool_input": {"command": FIX}, "tool_response": {"stdout": "deployed", "stderr": ""}}
+    started = time.monotonic()
+    post = subprocess.run(
+        [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "15000", "claude-code", "PostToolUse"],
+        input=json.dumps(payload),
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert post.returncode == 0 and time.monotonic() - started < 5
+    spooled = (home / "spool" / "events.jsonl").read_text()
+    assert FIX in spooled and "PostToolUse" in spooled

@@ -65,7 +65,10 @@ def command(session: int, n: int) -> str:
 def seen(proc: subprocess.CompletedProcess) -> str:
     """What the agent got: hold, deny (the engine's or the snapshot's) or allow."""
     if proc.returncode == 2:
-        return "deny"  # the client's own answer from the rules snapshot: exit 2
+        # The client's own answer while the engine is away: exit 2, a rule's deny from the
+        # rules snapshot or a lesson's hold from the hold index.
+        err = proc.stderr.decode() if isinstance(proc.stderr, bytes) else str(proc.stderr)
+        return "hold" if err.startswith("Held once") else "deny"
     assert proc.returncode == 0, proc
     if not proc.stdout.strip():
         return "allow"

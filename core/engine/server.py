@@ -342,6 +342,7 @@ class Engine:
         self.started_at = time.time()
         self.last_activity = time.monotonic()
         self.requests = 0
+        self.not_ready_answers = 0  # requests told "still loading" at once (the client answered them)
         self.transport = wire.transport()
         self.token = secrets.token_hex(16) if self.transport == "tcp" else "-"
         self._spool_wake = threading.Event()
@@ -676,6 +677,7 @@ class Engine:
             self._spawn_io(self._serve, "twiceshy-accept")
             for n in range(WORKERS):
                 self._spawn_io(self._worker_loop, f"twiceshy-answer-{n}")
+            fault_point("engine.warm")  # tests: an engine that is bound but never gets ready
             self.warm()
             self.heavy_at_ready = sorted(m for m in HEAVY_MODULES if m in sys.modules)
             _current = self
@@ -992,6 +994,15 @@ class Engine:
         try:
             if agent == "-":
                 out = self._control(event)
+            elif not self.ready.is_set() and wire.event_class(event) in ("pre", "async"):
+                # Still loading (a second or more): say so at once. The client answers a
+                # pre-tool call from the rules snapshot and the hold index, and spools an
+                # async event; only session start and prompts wait for the context.
+                conn.setblocking(True)
+                conn.settimeout(REPLY_TIMEOUT_S)
+                conn.sendall(f"{wire.PROTOCOL} {wire.NOT_READY_CODE} 0 0\n".encode("ascii"))
+                self.not_ready_answers += 1
+                return
             else:
                 if not self.ready.wait(READY_WAIT_S):
                     return
@@ -1230,6 +1241,7 @@ class Engine:
             "transport": self.transport,
             "uptime_s": round(time.time() - self.started_at, 1),
             "requests": self.requests,
+            "not_ready_answers": self.not_ready_answers,
             "rss_bytes": rss_bytes(os.getpid()),
             "idle_timeout_s": self.idle_timeout_s,
             "spool_pending": pending,
