@@ -18,6 +18,12 @@ own milliseconds went (``timing ms`` in ``engine.log``).
 
     python bench/cold_start.py                  # 10 runs, 1,000 lessons
     python bench/cold_start.py -n 20 --size 10000
+    python bench/cold_start.py -n 3 --window 5 [--code COMMIT]   # and the cold window as hooks meet it
+
+``--window N``: N more starts, each met by the real hook client (its own
+process, default budget) on the matching call every 50 ms until the engine
+answers one: how many of those calls the client held alone (rules snapshot,
+hold index), how many ran unchecked, and what each cost.
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from twiceshy.engine import server as engine_mod  # noqa: E402
 from twiceshy.hooks import wire  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from other_code import run_other_code  # noqa: E402
 
 PY = sys.executable
 HIT_TRIGGER = "rm -rf build"
@@ -119,6 +128,55 @@ def one_run(home: Path, run: int, timeout: float = 60.0, wait_cache: bool = Fals
     return elapsed, (rss / 1e6 if rss else None), empty
 
 
+CLIENT = Path(wire.__file__).with_name("client.py")
+
+
+def window_run(home: Path, run: int, every_s: float = 0.05, timeout: float = 60.0) -> list[tuple[str, float]]:
+    """The cold window as an agent meets it: spawn the engine as the client does, then run
+    the real hook client (its own process, the default budget) on the matching call, a new
+    session every ``every_s``, until the engine itself answers one. Each call:
+    (``engine`` held or warned / ``client`` held or denied it alone / ``open``: ran unchecked, ms)."""
+    started = time.monotonic()
+    pid = wire.spawn_engine(str(home))
+    calls: list[tuple[str, float]] = []
+    while time.monotonic() - started < timeout:
+        t0 = time.monotonic()
+        out = subprocess.run(
+            [PY, "-I", "-S", str(CLIENT), "--home", str(home), "claude-code", "PreToolUse"],
+            input=probe(f"window{run}-{len(calls)}"),
+            capture_output=True,
+        )
+        ms = (time.monotonic() - t0) * 1000
+        if EXPECT in out.stdout:
+            calls.append(("engine", ms))
+            break
+        calls.append(("client" if out.returncode == 2 else "open", ms))
+        time.sleep(every_s)
+    engine_mod.stop(home)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    return calls
+
+
+def window_report(runs: list[list[tuple[str, float]]]) -> list[str]:
+    before = [c for calls in runs for c in calls[:-1]]  # the calls before the engine's first answer
+    engine = [ms for calls in runs for who, ms in calls if who == "engine"]
+    lines = [f"cold window ({len(runs)} starts): {len(before)} calls before the engine's first answer"]
+    for who, label in (("client", "held by the client alone"), ("open", "ran unchecked")):
+        ms = [m for w, m in before if w == who]
+        if ms:
+            lines.append(
+                f"          {label:<26} {len(ms):3d}  client ms median {statistics.median(ms):6.1f}, max {max(ms):6.1f}"
+            )
+        else:
+            lines.append(f"          {label:<26}   0")
+    if engine:
+        lines.append(f"          first engine answer        client ms median {statistics.median(engine):6.1f}")
+    return lines
+
+
 def timing_lines(home: Path) -> list[str]:
     log = home / "engine.log"
     if not log.exists():
@@ -131,7 +189,14 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=10, help="cold starts (median reported)")
     parser.add_argument("--size", type=int, default=1000, help="lessons in the store")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir")
+    parser.add_argument(
+        "--window", type=int, default=0, metavar="N", help="also N starts met by hook calls (the cold window)"
+    )
+    parser.add_argument("--code", metavar="COMMIT", help="measure another commit's code (the before of a change)")
     args = parser.parse_args()
+    if args.code:
+        argv = [a for a in sys.argv[1:] if a not in ("--code", args.code) and not a.startswith("--code=")]
+        return run_other_code(args.code, __file__, argv)
 
     root = Path(tempfile.mkdtemp(prefix="twiceshy-cold-"))
     home = root / "home"
@@ -142,7 +207,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
     try:
         build_store(home, args.size)
-        bare = spawn_time([PY, "-c", "pass"], args.n)
+        bare = spawn_time([PY, "-I", "-S", "-c", "pass"], args.n)
         pkg = spawn_time([PY, "-c", "import twiceshy"], max(3, args.n // 2))
         first, _, _ = one_run(home, -1, wait_cache=True) if hasattr(wire, "engine_argv") else (None, None, 0)
         results, rss, empties = [], [], 0
@@ -153,7 +218,7 @@ def main() -> int:
             if mb:
                 rss.append(mb)
         print(f"store: {args.size} lessons; runs: {args.n}; load average now {os.getloadavg()[0]:.2f}")
-        print(f"baseline  python -c pass            {bare:8.1f} ms (median)")
+        print(f"baseline  python -I -S -c pass      {bare:8.1f} ms (median)")
         print(f"baseline  python -c 'import twiceshy' {pkg:6.1f} ms (median)")
         if first is not None:
             print(f"engine    first start of the data dir (no warm-start cache yet): {first * 1000:.0f} ms")
@@ -165,6 +230,9 @@ def main() -> int:
             print(f"engine    RSS after the first answer: median {statistics.median(rss):.0f} MB")
         if empties:
             print(f"          ({empties} empty replies before a searched one, over all runs)")
+        if args.window:
+            for line in window_report([window_run(home, run) for run in range(args.window)]):
+                print(line)
         lines = timing_lines(home)
         if lines:
             print("engine's own timing (last run):")

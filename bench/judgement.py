@@ -33,11 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -48,30 +44,12 @@ sys.path.insert(0, str(REPO / "tests"))
 from judgement import dev, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.spec import SHAPES  # noqa: E402
+from other_code import run_other_code  # noqa: E402
 
 
 def _run_other_code(commit: str, argv: list[str]) -> int:
     """Re-run this bench in a child whose ``twiceshy`` is ``commit``'s code."""
-    tmp = Path(tempfile.mkdtemp(prefix="judgement-code-"))
-    try:
-        src = tmp / "src"
-        src.mkdir()
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "core", "plugins", "hooks"],
-                                 check=True, capture_output=True).stdout  # fmt: skip
-        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
-        pkg = tmp / "pkg" / "twiceshy"
-        shutil.copytree(src / "core", pkg)
-        shutil.copytree(src / "plugins", pkg / "plugins")
-        if (src / "hooks").is_dir():
-            shutil.copytree(src / "hooks", pkg / "hooks")
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp / "pkg"), os.environ.get("PYTHONPATH")])),
-        }
-        print(f"measuring the code of {commit} ({pkg})", flush=True)
-        return subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv], env=env).returncode
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return run_other_code(commit, __file__, argv)
 
 
 def _pct(value: float | None) -> str:
