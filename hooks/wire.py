@@ -68,7 +68,7 @@ class EngineDown(Exception):
     """Nothing listens where the engine should be."""
 
 
-class EngineNotReady(Exception):
+class EngineNotReady(OSError):
     """The engine is up but still loading, and said so at once (a pre-tool or
     async event would wait a second or more for it)."""
 

@@ -219,3 +219,17 @@ def test_a_loading_engine_sends_the_call_back_at_once(taught: tuple[Path, str], 
     assert post.returncode == 0 and time.monotonic() - started < 5
     spooled = (home / "spool" / "events.jsonl").read_text()
     assert FIX in spooled and "PostToolUse" in spooled
+
+
+def test_doctor_says_what_the_client_holds_alone(taught: tuple[Path, str], project: Path) -> None:
+    home, _lesson = taught
+
+    def check() -> dict:
+        out = _twiceshy(home, "doctor", "--json", "--no-model", cwd=project)
+        return {c["name"]: c for c in json.loads(out.stdout)["checks"]}["hold index"]
+
+    ok = check()
+    assert ok["level"] == "ok" and ok["data"]["lessons"] == 1, ok
+    next((home / coldhold.FOLDER).glob("[0-9][0-9].json")).write_bytes(b"{broken")
+    broken = check()
+    assert broken["level"] == "warn" and "fail open" in broken["detail"], broken

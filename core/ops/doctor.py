@@ -24,7 +24,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twiceshy.ops.doctor_hooks import check_backups, check_failopen, check_hooks, check_http_hooks, check_rules_snapshot
+from twiceshy.ops.doctor_hooks import (
+    check_backups,
+    check_failopen,
+    check_hold_index,
+    check_hooks,
+    check_http_hooks,
+    check_rules_snapshot,
+)
 from twiceshy.ops.doctor_report import ERROR_WINDOW_S, Check, Report
 from twiceshy.ops.doctor_report import DoctorState as _State
 
@@ -543,6 +550,7 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
     ("queues", check_queues),
     ("fail-open", check_failopen),
     ("rules snapshot", check_rules_snapshot),
+    ("hold index", check_hold_index),
     ("hooks", check_hooks),
     ("http hooks", check_http_hooks),
     ("settings backups", check_backups),

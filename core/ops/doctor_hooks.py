@@ -401,3 +401,30 @@ def check_rules_snapshot(state: _State) -> list[Check]:
             )
         ]
     return [Check("rules snapshot", "ok", detail, data={"rules": len(rules)})]
+
+
+def check_hold_index(state: _State) -> list[Check]:
+    """The lessons the hook client holds by itself when the engine cannot answer."""
+    from twiceshy.base.paths import data_dir
+    from twiceshy.memory import rules_snapshot
+    from twiceshy.recall.hold_index import index_dir
+
+    folder = index_dir(data_dir())
+    shards = sorted(folder.glob("[0-9][0-9].json")) if folder.is_dir() else []
+    if not shards:
+        return [Check("hold index", "info", "no lesson to hold yet while the engine is cold")]
+    damaged = [p.name for p in shards if rules_snapshot.read(p) is None]
+    if damaged:
+        return [
+            Check(
+                "hold index",
+                "warn",
+                f"{len(damaged)} shard(s) of {folder} unreadable ({', '.join(damaged[:5])}): "
+                "their lessons fail open while the engine is cold",
+                "twiceshy engine stop && twiceshy engine start (its start-up check rebuilds the index)",
+                {"damaged": damaged},
+            )
+        ]
+    ids = {str(e.get("id")) for p in shards for e in (rules_snapshot.read(p) or {}).get("rules", [])}
+    detail = f"{len(ids)} lessons held by the hook client while the engine is cold ({folder})"
+    return [Check("hold index", "ok", detail, data={"lessons": len(ids), "shards": len(shards)})]
