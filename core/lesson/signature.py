@@ -980,6 +980,9 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
                     if not is_command_like(cand) or any(w.lower() in _PROSE_VERBS for w in words[i:j]):
                         continue
                     call = pick_call(cand)
+                    at = (text or "").find(cand)
+                    if at >= 0 and _in_negated_parenthesis((text or "")[:at]):
+                        break  # "never skip the hooks (git commit --no-verify)": the mistake named
                     if call is not None and not call.help and call.words_of(program) is not None and cand not in out:
                         out.append(cand)
                     break
@@ -998,8 +1001,23 @@ def said_not_to(before: str) -> bool:
 
 
 def _negated(before: str) -> bool:
-    """The words just before a span say not to do it ("never run", "instead of", "don't use")."""
-    return _NEGATION_RE.search(before[-60:]) is not None
+    """The words just before a span say not to do it ("never run", "instead of", "don't use"),
+    or the span is in a parenthesis that names what a "never …" sentence forbids."""
+    return _NEGATION_RE.search(before[-60:]) is not None or _in_negated_parenthesis(before)
+
+
+# A sentence that forbids ("mosaic: never skip the pre-commit hooks (…)", "Don't bypass CI (…)").
+_FORBIDS_RE = re.compile(r"(?i)^\s*(?:[\w.-]+:\s*)?(?:never|don'?t|do not|avoid|stop)\b")
+
+
+def _in_negated_parenthesis(before: str) -> bool:
+    """The span sits in an open parenthesis whose sentence starts by forbidding something:
+    "never skip the hooks (git commit --no-verify / -n)" names the mistake, not the fix."""
+    open_at = before.rfind("(")
+    if open_at < 0 or ")" in before[open_at:]:
+        return False
+    sentence = re.split(r"(?<=[.;!?])\s|\n", before[:open_at])[-1]
+    return _FORBIDS_RE.search(sentence) is not None
 
 
 # Words that make a run of prose words not a command ("docker build needs -f …").
@@ -1349,10 +1367,13 @@ def advice_fix(mistake: str, text: str) -> str | None:
     call = pick_call(mistake)
     if call is None or not call.levels or not text:
         return None
-    words = [w.strip("`'\".,;:()[]") for w in text.split()]
+    raw = text.split()
+    words = [w.strip("`'\".,;:()[]") for w in raw]
     pairs: dict[str, str] = {}
     for k, word in enumerate(words):
         if not _ADVICE_FLAG_RE.match(word) or _negated(" ".join(words[max(0, k - 3) : k])):
+            continue
+        if _in_negated_parenthesis(" ".join(raw[:k])):
             continue
         flag, eq, value = word.partition("=")
         if not eq and k + 1 < len(words):
