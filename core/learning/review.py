@@ -39,6 +39,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from twiceshy.lesson.signature import in_negated_parenthesis
+
 if TYPE_CHECKING:
     from twiceshy.base.types import Experience
     from twiceshy.memory.store import ExperienceStore
@@ -488,6 +490,12 @@ def _names_mistake(mention: str, mistakes: list[str]) -> bool:
     return len(words) >= 3 and any(words in " ".join(m.split()).lower() for m in mistakes)
 
 
+def _flags_of_mistake(mention: str, mistakes: list[str]) -> bool:
+    """The mention's long flags (``--no-verify``) are all flags of one of the mistake's commands."""
+    flags = {w for w in mention.split() if w.startswith("--") and len(w) > 3}
+    return bool(flags) and any(flags <= set(m.split()) for m in mistakes)
+
+
 @functools.cache
 def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Lowercase strings one of which every match of ``pattern`` contains, read
@@ -574,6 +582,8 @@ def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
                 # telling the agent which destructive step is the right one ("FLUSHDB on db 2").
                 # Injection-shaped text (fetch-and-run, exfiltration) is held even from a user.
                 continue
+            if _flags_of_mistake(match.group(0), mistakes) and in_negated_parenthesis(text[:start]):
+                continue  # "never skip the hooks (git commit --no-verify)": the lesson's own mistake, forbidden
             if not _negated(text, start, end, category in _DESTRUCTIVE):
                 reasons.append(category)
                 break

@@ -981,7 +981,7 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
                         continue
                     call = pick_call(cand)
                     at = (text or "").find(cand)
-                    if at >= 0 and _in_negated_parenthesis((text or "")[:at]):
+                    if at >= 0 and in_negated_parenthesis((text or "")[:at]):
                         break  # "never skip the hooks (git commit --no-verify)": the mistake named
                     if call is not None and not call.help and call.words_of(program) is not None and cand not in out:
                         out.append(cand)
@@ -1003,14 +1003,14 @@ def said_not_to(before: str) -> bool:
 def _negated(before: str) -> bool:
     """The words just before a span say not to do it ("never run", "instead of", "don't use"),
     or the span is in a parenthesis that names what a "never …" sentence forbids."""
-    return _NEGATION_RE.search(before[-60:]) is not None or _in_negated_parenthesis(before)
+    return _NEGATION_RE.search(before[-60:]) is not None or in_negated_parenthesis(before)
 
 
 # A sentence that forbids ("mosaic: never skip the pre-commit hooks (…)", "Don't bypass CI (…)").
 _FORBIDS_RE = re.compile(r"(?i)^\s*(?:[\w.-]+:\s*)?(?:never|don'?t|do not|avoid|stop)\b")
 
 
-def _in_negated_parenthesis(before: str) -> bool:
+def in_negated_parenthesis(before: str) -> bool:
     """The span sits in an open parenthesis whose sentence starts by forbidding something:
     "never skip the hooks (git commit --no-verify / -n)" names the mistake, not the fix."""
     open_at = before.rfind("(")
@@ -1373,7 +1373,7 @@ def advice_fix(mistake: str, text: str) -> str | None:
     for k, word in enumerate(words):
         if not _ADVICE_FLAG_RE.match(word) or _negated(" ".join(words[max(0, k - 3) : k])):
             continue
-        if _in_negated_parenthesis(" ".join(raw[:k])):
+        if in_negated_parenthesis(" ".join(raw[:k])):
             continue
         flag, eq, value = word.partition("=")
         if not eq and k + 1 < len(words):
