@@ -83,6 +83,34 @@ def test_lessons_about_different_mistakes_never_merge_however_alike_or_linked(ct
     assert all(store.get(e.id).project == e.project and not store.get(e.id).superseded_by for e in lessons)
 
 
+def test_lessons_without_a_stored_signature_merge_on_what_they_hold_not_their_trigger(ctx) -> None:
+    """Older or imported lessons carry no signature: the matcher derives one from the trigger
+    and the advice, so one trigger with three different flags is three lessons; one flag
+    (other values, other words) is one lesson, seen in three projects."""
+    store = ctx.store
+    trigger = "./deploy.sh --env staging"
+    apart = [
+        _lesson(text, trigger, p, seen_count=2, follows=1)
+        for text, p in (
+            ("Always pass --region eu-west-1 to deploy.sh for staging.", "p1-aaaa"),
+            ("Always pass --zone b to deploy.sh for staging.", "p2-bbbb"),
+            ("deploy.sh needs --namespace prod on staging.", "p3-cccc"),
+        )
+    ]
+    for exp in apart:
+        store.add(exp)
+    assert promote_cross_project(ctx) == 0
+    assert all(store.get(e.id).project == e.project and not store.get(e.id).superseded_by for e in apart)
+    same = _lesson("Pass --region us-east-1 when deploying staging.", trigger, "p4-dddd", seen_count=2, follows=1)
+    again = _lesson("Always pass --region ap-south-1 to deploy.sh.", trigger, "p5-eeee", seen_count=1)
+    store.add(same)
+    store.add(again)
+    assert promote_cross_project(ctx) == 1  # the --region lessons of p1, p4 and p5
+    promoted = [e for e in store.all() if e.project is None]
+    assert len(promoted) == 1 and seen_in(promoted[0]) == {"p1-aaaa", "p4-dddd", "p5-eeee"}
+    assert all(not store.get(e.id).superseded_by and store.get(e.id).project for e in apart[1:])
+
+
 def test_project_table_counts(ctx, tmp_path: Path, twiceshy_home: Path) -> None:
     from twiceshy.base.project import fingerprint
     from twiceshy.guidance.patterns import PatternStore

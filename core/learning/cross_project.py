@@ -2,9 +2,11 @@
 
 **Promotion to global.** ``store_lesson`` deduplicates within one scope, so
 the same lesson learned in three projects is three project-scoped lessons.
-:func:`promote_cross_project` clusters project-scoped lessons whose triggers
-are at least ``learning.dedup_threshold`` similar (or joined by a
-``relates-to`` edge), counts the distinct projects of each cluster — the
+:func:`promote_cross_project` clusters project-scoped lessons that hold the
+same calls (:func:`mistake_key`: the same signature and script, never merely
+similar text) and whose triggers are at least ``learning.dedup_threshold``
+similar (or joined by a ``relates-to`` edge), counts the distinct projects of
+each cluster — the
 members' own projects plus any ``seen-in:<fingerprint>`` tags — and when that
 reaches ``projects.promote_min_projects`` and the cluster is not mostly ignored
 (follows >= ignores), it makes the strongest member global: ``project`` is
@@ -70,13 +72,10 @@ def seen_in(exp: Experience) -> set[str]:
 
 
 def mistake_key(exp: Experience) -> str:
-    """What a lesson is about, for merging across projects: its signature
-    (the fix text aside), else its trigger, whitespace- and case-folded."""
-    structured = exp.structured if isinstance(exp.structured, dict) else {}
-    sig = structured.get("signature")
-    if isinstance(sig, dict) and sig:
-        return "sig:" + json.dumps({k: v for k, v in sig.items() if k not in ("fix", "pattern")}, sort_keys=True)
-    return "trigger:" + " ".join((exp.trigger or exp.text).lower().split())
+    """What a lesson holds, for merging across projects (:func:`twiceshy.learning.ingest.mistake_key`)."""
+    from twiceshy.learning.ingest import mistake_key as key_of
+
+    return key_of(exp.structured if isinstance(exp.structured, dict) else {}, exp.trigger, exp.text)
 
 
 def _vectors(store: Any, exps: list[Experience]) -> Any:
@@ -136,11 +135,17 @@ def _clusters(
         if a != b:
             parent[b] = a
 
-    # Only lessons about the same mistake may merge: the same signature (the
-    # same program and the same missing or wrong part), or for lessons without
-    # one the same trigger. Similar triggers alone ("./tool-0.sh … --region" /
-    # "./tool-2.sh … --zone") are different lessons.
-    keys = [mistake_key(e) for e in exps]
+    # Only lessons that hold the same calls may merge: the same signature (the
+    # same program and script, the same missing or wrong part), or for lessons
+    # without one the same trigger. Similar triggers alone ("./tool-0.sh … --region"
+    # / "./tool-2.sh … --zone") are different lessons. Keyed when first compared.
+    keys: dict[int, str] = {}
+
+    def key(i: int) -> str:
+        if i not in keys:
+            keys[i] = mistake_key(exps[i])
+        return keys[i]
+
     vecs = _vectors(ctx.store, exps)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs / np.where(norms == 0, 1, norms)
@@ -151,11 +156,11 @@ def _clusters(
         rows, cols = np.nonzero(sims >= threshold)
         for r, c in zip(rows.tolist(), cols.tolist()):
             i = start + r
-            if c > i and keys[i] == keys[c]:
+            if c > i and key(i) == key(c):
                 union(i, c)
     index = {e.id: i for i, e in enumerate(exps)}
     for src, dst in _relates_to_pairs(ctx.store, exps, full):
-        if src in index and dst in index and keys[index[src]] == keys[index[dst]]:
+        if src in index and dst in index and key(index[src]) == key(index[dst]):
             union(index[src], index[dst])
     groups: dict[int, list[Experience]] = {}
     for i, exp in enumerate(exps):

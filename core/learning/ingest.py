@@ -38,7 +38,14 @@ from twiceshy.base.paths import data_dir, ensure_private_dir
 from twiceshy.base.project import fingerprint
 from twiceshy.base.redact import redact
 from twiceshy.base.types import CoreEvent, Experience, LessonCandidate, LessonMatch, Tier
-from twiceshy.learning.extractors import commands_compatible, normalize, program_of, similarity, topic_of
+from twiceshy.learning.extractors import (
+    commands_compatible,
+    is_command_like,
+    normalize,
+    program_of,
+    similarity,
+    topic_of,
+)
 from twiceshy.learning.review import classify as review_reasons
 from twiceshy.learning.review import hold_tags
 from twiceshy.lesson.evidence import lesson_advice
@@ -283,16 +290,71 @@ def same_signature(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
 
 def signatures_compatible(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     """May two lessons be one? Not when both have signatures and they differ
-    (``-target=module.a`` is not ``-target=module.b``; the fix text aside)."""
+    (``-target=module.a`` is not ``-target=module.b``; the fix text aside), nor
+    when their mistakes ran different scripts (:func:`script_of`)."""
     sa = (a or {}).get("signature") if isinstance(a, dict) else None
     sb = (b or {}).get("signature") if isinstance(b, dict) else None
     if not sa or not sb:
         return True
+    return _held_key(sa, script_of(a)) == _held_key(sb, script_of(b))
 
-    def core(sig: dict[str, Any]) -> str:
-        return json.dumps({k: v for k, v in sig.items() if k not in ("fix", "pattern")}, sort_keys=True)
 
-    return core(sa) == core(sb)
+# Programs that run the script their command line names. A signature names the
+# interpreter ("bash without --region"), so the script the mistake ran is part of
+# which mistake it was: `bash ./tool-0.sh --env x` is not `bash ./tool-2.sh --env x`.
+INTERPRETERS = frozenset(
+    {"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "node", "ruby", "perl", "php", "pwsh", "deno", "bun"}
+    | {"tsx", "ts-node", "lua", "rscript", "julia"}
+)
+_FILE_WORD_RE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def script_of(structured: dict[str, Any] | None, trigger: str = "") -> str:
+    """The script an interpreter ran in a lesson's mistake, by name
+    (``bash ./ci/tool-0.sh --env x`` -> ``tool-0.sh``), else ``""``."""
+    mistake = structured.get("mistake") if isinstance(structured, dict) else None
+    command = mistake.get("command") if isinstance(mistake, dict) else None
+    if not isinstance(command, str) or not command.strip():
+        command = trigger if is_command_like(trigger) else ""
+    if not command or "\n" in command.strip():
+        return ""
+    from twiceshy.lesson.signature import pick_call
+
+    def interpreter(word: str) -> bool:  # python3.12 is python
+        return re.sub(r"[\d.]+$", "", word.rsplit("/", 1)[-1].lower()) in INTERPRETERS
+
+    call = pick_call(command)
+    if call is None or not interpreter(call.program):
+        return ""  # the program runs itself, or a module (`python -m pytest tests/a.py`)
+    after = max((i for i, word in enumerate(call.argv) if interpreter(word)), default=len(call.argv))
+    script = next((w for w in call.argv[after + 1 :] if not w.startswith("-") and _FILE_WORD_RE.search(w)), "")
+    return script.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _held_key(sig: dict[str, Any], script: str) -> str:
+    """Which mistake a signature is about: what it holds (the fix text and the code
+    pattern's label aside), and the script its mistake ran."""
+    held = {k: v for k, v in sig.items() if k not in ("fix", "pattern")}
+    return json.dumps({**held, "script": script} if script else held, sort_keys=True)
+
+
+def mistake_key(structured: dict[str, Any] | None, trigger: str, text: str) -> str:
+    """What a lesson holds, as a key: two lessons are one lesson (merged across
+    projects, the others superseded by it) only when their keys are equal. Its
+    signature, with the script its mistake ran; never how the lessons read:
+    "./tool-0.sh … --region" and "./tool-2.sh … --zone" embed alike. A lesson
+    without a signature of its own (older, imported) holds what the matcher
+    derives from its trigger and advice: that, and the trigger itself (a guess
+    from prose only narrows a merge)."""
+    from twiceshy.lesson.signature import signature_of
+
+    structured = structured if isinstance(structured, dict) else {}
+    sig = signature_of(structured, trigger, text)
+    held = "sig:" + _held_key(sig, script_of(structured, trigger)) if isinstance(sig, dict) and sig else ""
+    if held and isinstance(structured.get("signature"), dict):
+        return held
+    read = "trigger:" + " ".join((trigger or text).lower().split())
+    return f"{read}\n{held}" if held else read
 
 
 def _session_file(session_key: str) -> Path:
