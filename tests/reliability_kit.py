@@ -108,11 +108,12 @@ def spawn_engine(home: Path, env: dict[str, str], preexec_fn: Callable[[], None]
 
 
 def wait_ready(home: Path, proc: subprocess.Popen | None = None, timeout: float = 90.0) -> dict[str, Any]:
-    """Poll ``ping`` until the engine answers; fail with its log otherwise."""
+    """Poll ``ping`` until the engine answers it ready (a loading engine answers hook
+    events "not ready" at once); fail with its log otherwise."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = engine_mod.call(home, "ping", timeout=2.0)
-        if status is not None:
+        if status is not None and status.get("ready", True):
             return status
         if proc is not None and proc.poll() is not None:
             break
