@@ -16,20 +16,41 @@ finished process. Recipes (see docs/e2e.md):
   --dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust
   --trust`` (without --trust, project ``.codex/`` config and its hooks are ignored;
   without the hook-trust flag, hooks are skipped silently).
+- Qwen Code: OPENAI_BASE_URL/_API_KEY/_MODEL, Node 22 first on PATH,
+  ``qwen -p ... --yolo --auth-type openai --output-format json``.
+- Factory Droid: FACTORY_AIRGAP_ENABLED=true and a bring-your-own-key model in
+  ``~/.factory/settings.json``, ``droid exec --skip-permissions-unsafe``.
+- OpenCode: a provider with ``"npm": "@ai-sdk/openai-compatible"`` (bundled)
+  in the project's ``opencode.json``, OPENCODE_DISABLE_MODELS_FETCH=1,
+  ``opencode run ... --format json``; its own npm install of
+  ``@opencode-ai/plugin`` is skipped by seeding the config folders'
+  ``node_modules/`` and lock file (offline it would wait about a minute).
+- Copilot CLI: BYOK (COPILOT_PROVIDER_BASE_URL) with COPILOT_OFFLINE=true, so
+  no GitHub sign-in; ``copilot -p ... --allow-all-tools --trust-folder
+  --output-format json`` (--trust-folder lets the repository hooks load).
+
+Each CLI has ``<cli>_command(prompt, project, home, server)``, which writes the
+CLI's config and returns ``(argv, env)`` (for a test that starts the process
+itself, e.g. to kill it), and ``run_<cli>``, which runs that to the end.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from . import agents
 from .conftest import base_env, require_cli, run_cli
 from .fake_base import FakeServer
 
+Command = tuple[list[str], dict[str, str]]  # argv, env
+CommandFn = Callable[[str, Path, Path, FakeServer], Command]
+Done = subprocess.CompletedProcess[str]
 
-def run_claude(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+
+def claude_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
     env = base_env(home) | {
         "ANTHROPIC_BASE_URL": server.url,
         "ANTHROPIC_API_KEY": "dummy",
@@ -37,10 +58,10 @@ def run_claude(prompt: str, project: Path, home: Path, server: FakeServer) -> su
         "DISABLE_AUTOUPDATER": "1",
     }
     argv = [str(require_cli("claude")), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"]
-    return run_cli(argv, project, env)
+    return argv, env
 
 
-def run_gemini(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+def gemini_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     data = json.loads(settings.read_text()) if settings.exists() else {}
@@ -54,14 +75,14 @@ def run_gemini(prompt: str, project: Path, home: Path, server: FakeServer) -> su
         "GEMINI_CLI_NO_RELAUNCH": "true",
     }
     argv = [str(require_cli("gemini")), "-p", prompt, "--yolo", "--output-format", "json"]
-    return run_cli(argv, project, env)
+    return argv, env
 
 
 def codex_home(home: Path) -> Path:
     return home / ".codex"
 
 
-def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+def codex_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
     chome = codex_home(home)
     chome.mkdir(parents=True, exist_ok=True)
     config = chome / "config.toml"
@@ -86,12 +107,12 @@ def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> sub
         "--trust",
         prompt,
     ]
-    return run_cli(argv, project, env)
+    return argv, env
 
 
 # Qwen Code: OpenAI-compatible chat completions (OPENAI_BASE_URL/_API_KEY/_MODEL), Node 22 first on
 # PATH (agents.cli_env_path), `qwen -p ... --yolo --auth-type openai --output-format json`.
-def qwen_command(prompt: str, home: Path, server: FakeServer) -> tuple[list[str], dict[str, str]]:
+def qwen_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
     env = base_env(home) | {
         "PATH": agents.cli_env_path("qwen", base_env(home)["PATH"]),
         "OPENAI_BASE_URL": f"{server.url}/v1",
@@ -103,18 +124,13 @@ def qwen_command(prompt: str, home: Path, server: FakeServer) -> tuple[list[str]
     return argv, env
 
 
-def run_qwen(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
-    argv, env = qwen_command(prompt, home, server)
-    return run_cli(argv, project, env)
-
-
 # Factory Droid: offline only with FACTORY_AIRGAP_ENABLED=true and a bring-your-own-key model
 # in ~/.factory/settings.json (customModels, provider generic-chat-completion-api), addressed as
 # custom:<displayName>-<index>; `droid exec --skip-permissions-unsafe` (else read-only autonomy).
 DROID_MODEL = "custom:Fake-0"
 
 
-def droid_command(prompt: str, home: Path, server: FakeServer) -> tuple[list[str], dict[str, str]]:
+def droid_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
     settings = home / ".factory" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     data = json.loads(settings.read_text()) if settings.exists() else {}
@@ -134,6 +150,87 @@ def droid_command(prompt: str, home: Path, server: FakeServer) -> tuple[list[str
     return argv, env
 
 
-def run_droid(prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
-    argv, env = droid_command(prompt, home, server)
+# OpenCode: the plugin dependency it would npm-install into its config folder at start-up.
+OPENCODE_PLUGIN_VERSION = agents.PACKAGES["opencode"][1]
+
+
+def seed_plugin_dependency(folder: Path) -> None:
+    """Make OpenCode's dependency check find ``@opencode-ai/plugin`` installed in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "node_modules").mkdir(exist_ok=True)
+    lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION}}}}
+    (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
+def opencode_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
+    # Both config folders: the user's, and the project's .opencode/ (where the plugin's copy is).
+    seed_plugin_dependency(home / ".config" / "opencode")
+    seed_plugin_dependency(project / ".opencode")
+    config_path = project / "opencode.json"
+    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
+    config.update(
+        {
+            "provider": {
+                "fake": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Fake",
+                    "options": {"baseURL": f"{server.url}/v1", "apiKey": "dummy"},
+                    "models": {"gpt-fake": {"name": "Fake GPT", "tool_call": True}},
+                }
+            },
+            "model": "fake/gpt-fake",
+            "small_model": "fake/gpt-fake",
+            "autoupdate": False,
+            "share": "disabled",
+        }
+    )
+    config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    env = base_env(home) | {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+    return [str(require_cli("opencode")), "run", prompt, "--format", "json"], env
+
+
+def copilot_command(prompt: str, project: Path, home: Path, server: FakeServer) -> Command:
+    env = base_env(home) | {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_AUTO_UPDATE": "false",
+        "COPILOT_PROVIDER_BASE_URL": f"{server.url}/v1",
+        "COPILOT_PROVIDER_API_KEY": "dummy",
+        "COPILOT_MODEL": "gpt-4.1",
+        # The binary unpacks its 88 MB package on first start: once per checkout, not per test.
+        "COPILOT_CACHE_HOME": str(agents.PREFIX / "copilot-cache"),
+    }
+    argv = [str(require_cli("copilot")), "-p", prompt, "--allow-all-tools", "--trust-folder", "--output-format", "json"]
+    return argv, env
+
+
+def _run(command: CommandFn, prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    argv, env = command(prompt, project, home, server)
     return run_cli(argv, project, env)
+
+
+def run_claude(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(claude_command, prompt, project, home, server)
+
+
+def run_gemini(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(gemini_command, prompt, project, home, server)
+
+
+def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(codex_command, prompt, project, home, server)
+
+
+def run_qwen(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(qwen_command, prompt, project, home, server)
+
+
+def run_droid(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(droid_command, prompt, project, home, server)
+
+
+def run_opencode(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(opencode_command, prompt, project, home, server)
+
+
+def run_copilot(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
+    return _run(copilot_command, prompt, project, home, server)

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 try:
-    from .fake_anthropic import TextStep, ToolStep
+    from .fake_anthropic import HangStep, TextStep, ToolStep
     from .fake_base import FakeServer, Reply
 except ImportError:  # pragma: no cover
-    from fake_anthropic import TextStep, ToolStep  # type: ignore[no-redef]
+    from fake_anthropic import HangStep, TextStep, ToolStep  # type: ignore[no-redef]
     from fake_base import FakeServer, Reply  # type: ignore[no-redef]
 
 SHELL_TOOL = "run_shell_command"
@@ -80,6 +80,8 @@ class FakeGemini(FakeServer):
             parts: list[dict[str, Any]] = [{"text": self.side_reply(body)}]
         else:
             step = self.steps[min(len(function_responses(body)), len(self.steps) - 1)]
+            if isinstance(step, HangStep):
+                step.wait()
             if isinstance(step, TextStep):
                 parts = [{"text": step.text}]
             else:

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 try:
-    from .fake_anthropic import TextStep, ToolStep
+    from .fake_anthropic import HangStep, TextStep, ToolStep
     from .fake_base import FakeServer, Reply
 except ImportError:  # pragma: no cover
-    from fake_anthropic import TextStep, ToolStep  # type: ignore[no-redef]
+    from fake_anthropic import HangStep, TextStep, ToolStep  # type: ignore[no-redef]
     from fake_base import FakeServer, Reply  # type: ignore[no-redef]
 
 SHELL_TOOLS = ("exec_command", "shell_command", "shell")
@@ -77,6 +77,8 @@ class FakeResponses(FakeServer):
         step: Any = TextStep(self.side_reply(body))
         if tool:
             step = self.steps[min(len(call_outputs(body)), len(self.steps) - 1)]
+            if isinstance(step, HangStep):
+                step.wait()
         if isinstance(step, TextStep):
             return {
                 "type": "message",

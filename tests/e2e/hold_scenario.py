@@ -1,7 +1,9 @@
 """Learn from error -> fix, then hold the repeated mistake, with a real agent CLI.
 
-Issue 16's "Done when", run the same way for claude-code, codex and gemini
-(``tests/e2e/test_hold_e2e.py``): the real CLI, its fake model server on
+Issue 16's "Done when", run the same way for every CLI in :data:`SPECS` (Claude Code, Codex,
+Gemini, Qwen Code, Droid, OpenCode, Copilot; ``tests/e2e/test_hold_e2e.py``, the marker story
+``tests/e2e/test_marker_e2e.py`` and the killed session ``tests/e2e/test_killed_session_e2e.py``
+share it): the real CLI, its fake model server on
 127.0.0.1, the real hook client and resident engine, a real on-disk store, and
 a project whose ``./deploy.sh`` logs every run that really happened.
 
@@ -40,8 +42,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .conftest import Twiceshy, base_env, require_cli, stop_engine
-from .drivers import run_claude, run_codex, run_droid, run_gemini, run_qwen
+from .conftest import Twiceshy, base_env, require_cli, run_cli, stop_engine
+from .drivers import (
+    CommandFn,
+    claude_command,
+    codex_command,
+    copilot_command,
+    droid_command,
+    gemini_command,
+    opencode_command,
+    qwen_command,
+)
 from .fake_anthropic import FakeAnthropic, TextStep, ToolStep
 from .fake_base import FakeServer
 from .fake_chat import FakeChat
@@ -76,13 +87,36 @@ class AgentSpec:
     pre_event: str
     make_server: Callable[[list[Any]], FakeServer]
     step: Callable[[str], ToolStep]
-    driver: Callable[[str, Path, Path, FakeServer], subprocess.CompletedProcess[str]]
+    command: CommandFn  # drivers.<cli>_command: (prompt, project, home, server) -> (argv, env)
+    # The native events a headless session of the story sends twiceshy (session 1: a failed call,
+    # then a call that works, then the answer), as the engine's event log names them.
+    events: frozenset[str] = frozenset()
     end_event: str = "SessionEnd"  # the last hook a session sends (qwen -p sends no SessionEnd)
     # Does a failed tool call reach a hook? Droid fires PostToolUse only for a call that
     # succeeded, so a held call the model ran anyway (and that failed) is never seen: unclear.
     failed_call_hook: bool = True
+    # What the CLI puts before a deny's reason in the tool result the model gets (recorded).
+    held_as: str = ""
+
+    def driver(self, prompt: str, project: Path, home: Path, server: FakeServer) -> subprocess.CompletedProcess[str]:
+        """Run one headless session to its end."""
+        argv, env = self.command(prompt, project, home, server)
+        return run_cli(argv, project, env)
 
 
+def _shell(cmd: str) -> ToolStep:
+    """FakeChat sends a step named ``shell`` as whichever shell tool the CLI offers
+    (OpenCode's and Copilot's ``bash``)."""
+    return ToolStep("shell", {"command": cmd, "description": "run it"})
+
+
+def _events_of(names: str) -> frozenset[str]:
+    return frozenset(names.split())
+
+
+# ``events``: session 1 of the hold story, recorded (a shell call that exits 1 is PostToolUse with its
+# exit code on Codex, Gemini, OpenCode and Copilot, PostToolUseFailure on Claude Code and Qwen Code,
+# no hook at all on Droid).
 SPECS: dict[str, AgentSpec] = {
     "claude-code": AgentSpec(
         "claude",
@@ -90,7 +124,8 @@ SPECS: dict[str, AgentSpec] = {
         "PreToolUse",
         lambda steps: FakeAnthropic(steps=steps),
         lambda cmd: ToolStep("Bash", {"command": cmd, "description": "run it"}),
-        run_claude,
+        claude_command,
+        _events_of("SessionStart UserPromptSubmit PreToolUse PostToolUse PostToolUseFailure Stop SessionEnd"),
     ),
     "codex": AgentSpec(
         "codex",
@@ -98,7 +133,9 @@ SPECS: dict[str, AgentSpec] = {
         "PreToolUse",
         lambda steps: FakeResponses(steps=steps),
         lambda cmd: ToolStep("shell", {"command": cmd}),
-        run_codex,
+        codex_command,
+        _events_of("SessionStart UserPromptSubmit PreToolUse PostToolUse Stop SessionEnd"),
+        held_as="Command blocked by PreToolUse hook: ",
     ),
     "gemini": AgentSpec(
         "gemini",
@@ -106,7 +143,9 @@ SPECS: dict[str, AgentSpec] = {
         "BeforeTool",
         lambda steps: FakeGemini(steps=steps),
         lambda cmd: ToolStep(SHELL_TOOL, {"command": cmd, "description": "run it"}),
-        run_gemini,
+        gemini_command,
+        _events_of("SessionStart BeforeAgent BeforeTool AfterTool AfterAgent SessionEnd"),
+        held_as="Tool execution blocked: ",
     ),
     "qwen-code": AgentSpec(
         "qwen",
@@ -114,7 +153,8 @@ SPECS: dict[str, AgentSpec] = {
         "PreToolUse",
         lambda steps: FakeChat(steps=steps),
         lambda cmd: ToolStep("run_shell_command", {"command": cmd, "description": "run it", "is_background": False}),
-        run_qwen,
+        qwen_command,
+        _events_of("SessionStart UserPromptSubmit PreToolUse PostToolUse PostToolUseFailure Stop"),
         end_event="Stop",
     ),
     "droid": AgentSpec(
@@ -123,8 +163,30 @@ SPECS: dict[str, AgentSpec] = {
         "PreToolUse",
         lambda steps: FakeChat(steps=steps),
         lambda cmd: ToolStep("Execute", {"command": cmd}),
-        run_droid,
+        droid_command,
+        _events_of("SessionStart PreToolUse PostToolUse Stop SessionEnd"),
         failed_call_hook=False,
+        held_as="Error: ",
+    ),
+    "opencode": AgentSpec(
+        "opencode",
+        "opencode",
+        "PreToolUse",
+        lambda steps: FakeChat(steps=steps),
+        _shell,
+        opencode_command,
+        _events_of("SessionStart UserPromptSubmit PreToolUse PostToolUse Stop SessionEnd"),
+    ),
+    "copilot": AgentSpec(
+        "copilot",
+        "copilot",
+        "preToolUse",
+        lambda steps: FakeChat(steps=steps),
+        _shell,
+        copilot_command,
+        _events_of("sessionStart userPromptSubmitted preToolUse postToolUse agentStop sessionEnd"),
+        end_event="sessionEnd",
+        held_as="Denied by preToolUse hook: ",
     ),
 }
 

@@ -1,4 +1,4 @@
-"""Issue 16, end to end with the real claude-code, codex, gemini, qwen and droid CLIs: a
+"""Issue 16, end to end with the real claude-code, codex, gemini, qwen, droid, opencode and copilot CLIs: a
 mistake learned in one session is held before it runs in the next, the model
 gets the fix, the fix runs unwarned, a rule denies only the mistake, and
 ``twiceshy stats`` counts a mistake avoided only when it was.
@@ -6,7 +6,7 @@ gets the fix, the fix runs unwarned, a rule denies only the mistake, and
 The sessions are described in ``tests/e2e/hold_scenario.py``; each agent runs
 them once (module-scoped, ~1-2 minutes per agent on 2 cores) and every test
 asserts one thing about the recorded outcome. ``-k claude`` / ``-k codex`` /
-``-k gemini`` / ``-k qwen`` / ``-k droid`` runs one agent.
+``-k gemini`` / ``-k qwen`` / ``-k droid`` / ``-k opencode`` / ``-k copilot`` runs one agent.
 """
 
 from __future__ import annotations
@@ -64,6 +64,15 @@ def test_session_one_learns_from_error_then_fix(outcome: HoldOutcome) -> None:
     lesson = deploy_lesson(outcome.lessons_after_learn)
     assert lesson is not None, [(e.get("tier"), e.get("text")) for e in outcome.lessons_after_learn]
     assert lesson.get("project"), lesson  # scoped to the project it came from
+    assert str(lesson.get("source", "")).startswith(f"{outcome.spec.agent}:"), lesson  # from this CLI's session
+
+
+def test_the_cli_sent_each_of_its_hook_events(outcome: HoldOutcome) -> None:
+    """The native events a headless session sends (docs/agents.md's table): session 1, a failed
+    call, a call that works, the answer. A CLI that stops sending one fails here first."""
+    learn = outcome.sessions["learn"]
+    sent = {str(e.get("event")) for e in learn.events}
+    assert sent == set(outcome.spec.events), sorted(sent)
 
 
 def test_session_two_holds_the_mistake_and_the_model_gets_the_fix(outcome: HoldOutcome) -> None:
@@ -71,7 +80,8 @@ def test_session_two_holds_the_mistake_and_the_model_gets_the_fix(outcome: HoldO
     assert avoid.pre_actions(outcome.spec.pre_event) == ["hold", "allow"], avoid.events
     assert MISTAKE not in avoid.ran  # it never ran
     reason = _added(avoid, 1)
-    assert HOLD_MARK in reason and "eu-west-1" in reason, reason[:3000]
+    # In the CLI's own form of a blocked call (Copilot: "Denied by preToolUse hook: <reason>" …).
+    assert f"{outcome.spec.held_as}{HOLD_MARK}" in reason and "eu-west-1" in reason, reason[:3000]
 
 
 def test_session_two_gets_the_previous_sessions_lesson_before_it_plans(outcome: HoldOutcome) -> None:

@@ -1,4 +1,5 @@
-"""Issue 27's marker story, end to end with the real claude-code, codex, gemini, qwen and droid CLIs.
+"""Issue 27's marker story, end to end with the real claude-code, codex, gemini, qwen, droid, opencode and
+copilot CLIs.
 
 Session 1 runs only the fix and ends with the agent's own line ``GOTCHA: ./deploy.sh --env staging
 fails with 'missing --region'; always pass --region eu-west-1 for staging.`` The lesson must be keyed
@@ -50,6 +51,7 @@ def test_session_one_ran_only_the_fix_and_learned_from_the_line(outcome: HoldOut
     # Keyed to the call the line quotes: the trigger is the mistake, never the whole sentence.
     trigger = str(lesson.get("trigger", ""))
     assert MISTAKE in trigger and "GOTCHA" not in trigger and "always" not in trigger, lesson
+    assert str(lesson.get("source", "")).startswith(f"{outcome.spec.agent}:"), lesson  # from this CLI's session
 
 
 def test_session_two_holds_the_mistake_before_it_runs(outcome: HoldOutcome) -> None:
