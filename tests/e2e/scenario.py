@@ -86,8 +86,7 @@ def run_scenario(
     warn: str = "context",
 ) -> Outcome:
     """``warn`` is ``retrieval.warn``: the Claude Code, Codex and Gemini scenarios cover ``context`` (the
-    warning arrives with the call's result; ``hold`` is test_hold_e2e.py's); OpenCode and Copilot run
-    the default, ``hold``."""
+    warning arrives with the call's result; ``hold``, the default, is test_hold_e2e.py's, on every CLI)."""
     require_cli(cli)  # fail fast, before the slow setup, if CI did not install it
     home, project, agent_home = tmp / "tshome", tmp / "proj", tmp / "agenthome"
     for path in (home, project, agent_home):
