@@ -1520,8 +1520,13 @@ def same_action(a: str, b: str) -> bool:
         return False
     if ca.help or cb.help:
         return False
-    sa, sb = ca.sub(ca.program)[:1], cb.sub(cb.program)[:1]
+    # Service and operation: "aws logs tail" and "aws logs describe-log-groups" are two actions.
+    depth = 2 if ca.program in _SERVICE_CLIS else 1
+    sa, sb = ca.sub(ca.program)[:depth], cb.sub(cb.program)[:depth]
     return bool(sa) and sa == sb
+
+
+_SERVICE_CLIS = {"aws", "gcloud", "az"}  # <program> <service> <operation> …
 
 
 def flags_in_text(text: str) -> list[str]:
