@@ -1184,6 +1184,8 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         if fix is None:
             fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
         sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
+        if sig is not None and sig.get("kind") == "command":
+            sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
         return mistake.action, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
     # Code named in the body: the edit that brought it in (the fix, when a
     # later version keeps it) or that brought in what a later edit removed.

@@ -1189,10 +1189,10 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     mistake; flags the advice names but the trigger lacks are the fix. A
     trigger that is a line of code becomes a code pattern (:func:`derive_code_trigger`).
     Whatever the path, a call that has what the advice says to add is never
-    the mistake (:func:`_advice_guard`)."""
+    the mistake (:func:`advice_guard`)."""
     sig = _derive_from_trigger(trigger, text)
     if sig is not None and sig.get("kind") == "command":
-        sig = _advice_guard(sig, (trigger or "").strip(), text)
+        sig = advice_guard(sig, (trigger or "").strip(), text)
     return sig
 
 
@@ -1210,10 +1210,11 @@ def _looks_like_a_fix(fcall: Call, mistake: Call, fix: str) -> bool:
     return bool(msub) and fcall.sub(fcall.program)[:1] == msub
 
 
+_ADVISED_STEP_RE = re.compile(r"`([^`\n]{2,120}?)\s*&&\s*(?:…|\.\.\.)?\s*`")
 _SETUP_STEP_RE = re.compile(r"(?<![\w-])(source|\.|nvm|direnv|conda|mise)\s+[^\s`]+(?:\s+[^\s`&;]+)?\s*(?:&&|;)")
 
 
-def _advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]:
+def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]:
     """Flags the advice says to pass (not negated) that the trigger lacks, and a setup step it
     says to run first (``source .env &&``), are what the fix adds: a call that has one of them
     is the fix, not the mistake. Added to ``absent`` when the trigger still matches."""
@@ -1235,10 +1236,23 @@ def _advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any
         step = "pre:" + found.group(1)
         if step not in call.tokens and step not in absent and step not in extra and not _negated(text[: found.start()]):
             extra.append(step)
+    # A step the advice says to put first, written as such: "always put `terraform workspace
+    # select <env> &&` in front of plan/apply". The trigger may already run it (a marker line's
+    # trigger is the call beside it, often the fix): the mistake is then the call without it.
+    mistake = trigger
+    for found in _ADVISED_STEP_RE.finditer(text):
+        steps = [c for c in parse_command(found.group(1)) if c.levels]
+        if not steps or _negated(text[: found.start()]):
+            continue
+        step = "pre:" + steps[0].outer
+        if step not in absent and step not in extra:
+            extra.append(step)
+        if step in call.tokens:
+            mistake = work_text(trigger)
     if not extra:
         return sig
     guarded = {**sig, "absent": absent + extra[:4]}
-    return guarded if check(guarded, "Bash", {"command": trigger})[0] else sig
+    return guarded if check(guarded, "Bash", {"command": mistake})[0] else sig
 
 
 def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
