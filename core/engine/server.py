@@ -337,7 +337,7 @@ class Engine:
         self.ctx = ctx
         self.idle_timeout_s = idle_timeout_s
         self.stopping = threading.Event()
-        self.jobs: queue.Queue[tuple[Callable[..., Any], tuple, dict, float]] = queue.Queue()
+        self.jobs: queue.Queue[tuple[Callable[..., Any], tuple, dict, float] | None] = queue.Queue()
         self.events = EventLog(self.paths.events)
         self.started_at = time.time()
         self.last_activity = time.monotonic()
@@ -866,14 +866,26 @@ class Engine:
         # Let the background finish what was acked (bounded); registered
         # workers get a short grace period (they are daemon threads).
         self._spool_wake.set()
+        self.jobs.put(None)  # the jobs thread's wake-up: it returns at once instead of at its next poll
+        phases: dict[str, float] = {}
+        started = time.perf_counter()
         deadline = time.monotonic() + 10.0
         for thread in self._threads[:2]:
             thread.join(max(0.0, deadline - time.monotonic()))
+        phases["spool and jobs"] = time.perf_counter() - started
         deadline = time.monotonic() + WORKER_GRACE_S
         for thread in self._threads[2:]:
             thread.join(max(0.0, deadline - time.monotonic()))
+        phases["workers"] = time.perf_counter() - started - sum(phases.values())
         self._write_warm_cache_at_exit()
+        phases["warm cache"] = time.perf_counter() - started - sum(phases.values())
         self.events.flush()
+        phases["event log"] = time.perf_counter() - started - sum(phases.values())
+        print(
+            f"twiceshy engine {os.getpid()} stopped; shutdown ms "
+            + json.dumps({k: round(v * 1000, 1) for k, v in phases.items()}),
+            flush=True,
+        )
         if self._lock_fd is not None:
             if read_pid(self.paths) == os.getpid():
                 try:
@@ -958,11 +970,16 @@ class Engine:
     def _jobs_loop(self) -> None:
         while True:
             try:
-                fn, args, kwargs, queued_at = self.jobs.get(timeout=0.5)
+                item = self.jobs.get(timeout=0.5)
             except queue.Empty:
                 if self.stopping.is_set():
                     return
                 continue
+            if item is None:  # shutdown's wake-up
+                if self.stopping.is_set() and self.jobs.empty():
+                    return
+                continue
+            fn, args, kwargs, queued_at = item
             self._busy += 1
             self.wait_quiet(queued_at + MAX_DEFER_S)
             try:

@@ -615,8 +615,19 @@ def run_worker(ctx: EngineContext, stop: threading.Event, poll_s: float = 5.0) -
             done = 0
             stop.wait(poll_s)
         if done == 0 and not stop.is_set():
-            _wake.wait(poll_s)
+            _idle(stop, poll_s)
             _wake.clear()
+
+
+def _idle(stop: threading.Event, poll_s: float) -> None:
+    """Wait up to ``poll_s`` for new work (``_wake``) or the engine stopping (``stop``): the
+    engine's shutdown waits for this worker, so it must not sleep through ``stop``."""
+    deadline = time.monotonic() + poll_s
+    while not stop.is_set() and not _wake.is_set():
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        _wake.wait(min(0.05, remaining))
 
 
 def start_worker(ctx: EngineContext, poll_s: float = 5.0) -> threading.Thread:
