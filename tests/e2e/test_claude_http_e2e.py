@@ -18,9 +18,9 @@ call, then the forbidden one:
   *both calls run*. That is the documented cost of the http transport (docs/engine.md);
 * **engine hung**: a plugin in the engine blocks every pre-tool answer (until the test lets
   it go, after the session). The listener answers within the hook budget (400 ms) from the
-  rules snapshot, as the stdlib client would: the rule still denies its call, the warned
-  call runs, both are in ``failopen.jsonl``, and no call waits anywhere near Claude Code's
-  own 1 s timeout.
+  rules snapshot and the hold index, as the stdlib client would: the rule still denies its
+  call, the raw lesson still holds its own (once), both are in ``failopen.jsonl``, and no
+  call waits anywhere near Claude Code's own 1 s timeout.
 
 ``--debug-file`` is on: Claude Code's own log has a line when it POSTs and one when the
 answer arrives, which bench/http_hooks.py reads for the latency Claude Code sees.
@@ -271,13 +271,15 @@ def _hook_waits_ms(debug: str) -> list[float]:
 def test_a_hung_engine_still_denies_the_rule_within_the_budget(hung: dict[str, Any]) -> None:
     result = _result(hung)
     project = hung["project"]
-    assert (project / WARN_FILE).exists(), "a warning fails open: the warned call runs"
+    assert not (project / WARN_FILE).exists(), "the lesson's mistake ran: the hold index should hold it"
     assert not (project / DENY_FILE).exists(), "the rule-breaking call ran"
     denied = [d["tool_input"]["command"] for d in result.get("permission_denials") or []]
-    assert denied == [DENY_CMD], result
-    assert DENY_LESSON in _tool_results(hung)[-1]
+    assert denied == [WARN_CMD, DENY_CMD], result
+    results = _tool_results(hung)
+    assert WARN_LESSON in results[0] and "Held once by twiceshy" in results[0], results
+    assert DENY_LESSON in results[-1]
     pre = [(r["outcome"], r["reason"], r["transport"]) for r in hung["failopen"] if r["kind"] == "pre"]
-    assert pre == [("open", "timeout", "http"), ("denied", "timeout", "http")], hung["failopen"]
+    assert pre == [("held", "timeout", "http"), ("denied", "timeout", "http")], hung["failopen"]
     waits = _hook_waits_ms(hung["debug"])
     assert len(waits) == 2, hung["debug"][-3000:]
     assert all(w < 1000 for w in waits), waits  # answered by us, not cancelled by Claude Code
