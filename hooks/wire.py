@@ -798,6 +798,18 @@ def failopen_entry(event_id, agent, event, kind, reason, sent, detail="", transp
     return entry
 
 
+def _copilot_deny(reason):
+    import json
+
+    return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": reason.strip()})
+
+
+# Agents that block on exit 2 but drop its stderr, so the model would not learn why: the client
+# answers them in their own deny form on stdout (the same as their plugin's format_decision;
+# tests/test_cold_hold.py checks the two agree).
+STDOUT_DENY_AGENTS = {"copilot": _copilot_deny}
+
+
 def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent, detail=""):
     """The engine did not answer: apply the rules snapshot and the hold index to a
     pre-tool call (:func:`offline_answer`), record the call, return the exit code
@@ -808,7 +820,11 @@ def _fail_open(home, agent, event, kind, event_id, reason, start, payload, sent,
         code, text = offline_answer(home, agent, event, event_id, payload, entry)
         if code:
             try:
-                _write_all(2, text.encode("utf-8", "replace"))  # exit 2, reason on stderr: every agent's block
+                if agent in STDOUT_DENY_AGENTS:
+                    _write_all(1, STDOUT_DENY_AGENTS[agent](text).encode("utf-8", "replace"))
+                    code = 0
+                else:
+                    _write_all(2, text.encode("utf-8", "replace"))  # exit 2, reason on stderr: every agent's block
             except OSError:
                 code = 0
                 entry.update(outcome="open")

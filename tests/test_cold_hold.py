@@ -233,3 +233,30 @@ def test_doctor_says_what_the_client_holds_alone(taught: tuple[Path, str], proje
     next((home / coldhold.FOLDER).glob("[0-9][0-9].json")).write_bytes(b"{broken")
     broken = check()
     assert broken["level"] == "warn" and "fail open" in broken["detail"], broken
+
+
+def test_copilot_gets_the_offline_hold_in_its_own_deny_form(taught: tuple[Path, str], project: Path) -> None:
+    """Copilot blocks on exit 2 but drops its stderr: the client answers it the way the
+    Copilot plugin does (a permissionDecision deny on stdout), reason included."""
+    from twiceshy.base.types import CoreEvent, Decision
+    from twiceshy.plugins.copilot.adapter import format_decision
+
+    home, _lesson = taught
+    payload = {"sessionId": "c1", "cwd": str(project), "toolName": "bash"}
+    payload["toolArgs"] = json.dumps({"command": MISTAKE})
+    out = subprocess.run(
+        [PY, "-I", "-S", CLIENT, "--home", str(home), "copilot", "preToolUse"],
+        input=json.dumps(payload),
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0 and out.stderr == "", out
+    reason = json.loads(out.stdout)["permissionDecisionReason"]
+    assert reason.startswith("Held once by twiceshy") and "--region" in reason
+    plugin = format_decision(
+        CoreEvent(kind="pre_tool", agent="copilot", native_event="preToolUse"),
+        Decision(action="deny", reason=reason),
+    )
+    assert json.loads(plugin.stdout) == json.loads(out.stdout)
