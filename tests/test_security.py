@@ -128,7 +128,12 @@ def test_tcp_fallback_is_loopback_only_and_needs_the_token(tmp_path: Path, homes
         finally:
             s.close()
 
-    assert kit.wait_for(lambda: wire.parse_reply(ask(token)) is not None, timeout=60)
+    def ready() -> bool:
+        reply = wire.parse_reply(ask(token))
+        return reply is not None and json.loads(reply[1] or b"{}").get("ready") is True
+
+    # A loading engine answers hook events "not ready" at once (the client then spools them itself).
+    assert kit.wait_for(ready, timeout=60)
     assert ask("-") == b""
     assert ask(token[:-1] + ("0" if token[-1] != "0" else "1")) == b""
     bad_event = json.dumps(kit.post_tool_payload("tcp", "echo sneaky", 1)).encode()
