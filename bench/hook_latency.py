@@ -410,7 +410,14 @@ def main() -> int:
         default=0,
         help="then: engine RSS from a warm start, after N searches and 3 session ends",
     )
+    parser.add_argument("--code", metavar="COMMIT", help="measure another commit's code (the before of a change)")
     args = parser.parse_args()
+    if args.code:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from other_code import run_other_code
+
+        argv = [a for a in sys.argv[1:] if a not in ("--code", args.code) and not a.startswith("--code=")]
+        return run_other_code(args.code, __file__, argv)
     sizes = [0] if args.home else [int(s) for s in args.sizes.split(",") if s]
 
     print(
