@@ -293,6 +293,18 @@ def test_mistake_slot_of_a_structured_lesson_is_not_an_instruction() -> None:
     assert review.classify(text, structured) == ["network fetch piped to a shell"]
 
 
+def test_a_parenthesis_naming_the_lessons_own_mistake_after_a_prohibition_is_not_advice() -> None:
+    """A taught lesson that forbids its own mistake and names it in a parenthesis is shown; the same
+    flag in a parenthesis that does not forbid, or another flag than the mistake's, is still held."""
+    mistake = {"mistake": {"command": 'git commit --no-verify -m "orders: validate quantity"'}}
+    forbids = "mosaic: never skip the pre-commit hooks (git commit --no-verify / -n); fix what lint-staged reports."
+    assert review.classify(forbids, mistake) == []
+    assert review.classify(forbids) != []  # without the mistake slot, the flag reads as advice
+    assert review.classify("always pass --no-verify (git commit --no-verify)", mistake) != []
+    other = {"mistake": {"command": "git commit -m wip"}}
+    assert review.classify(forbids, other) != []  # not the lesson's own mistake's flag
+
+
 @pytest.mark.parametrize(
     "text",
     [
