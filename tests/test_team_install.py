@@ -52,6 +52,16 @@ def _opencode(cwd: str) -> dict[str, Any]:
             "tool_input": {"command": RULE_CMD}}  # fmt: skip
 
 
+def _qwen(cwd: str) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": cwd, "tool_name": "run_shell_command",
+            "tool_input": {"command": RULE_CMD, "description": "push", "is_background": False}}  # fmt: skip
+
+
+def _droid(cwd: str) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": cwd, "tool_name": "Execute",
+            "tool_input": {"command": RULE_CMD}}  # fmt: skip
+
+
 # agent -> (committed settings file, what the team had in it, the pre-tool event, its payload,
 #           the agent's user folder under HOME)
 AGENTS: dict[str, tuple[str, str, str, Any, str]] = {
@@ -62,6 +72,8 @@ AGENTS: dict[str, tuple[str, str, str, Any, str]] = {
     "copilot": (".github/hooks/team.json", '{"version": 1, "hooks": {}}\n', "preToolUse", _copilot, ".copilot"),
     "opencode": ("opencode.json", '{"$schema": "https://opencode.ai/config.json"}\n', "PreToolUse", _opencode,
                  ".config/opencode"),
+    "qwen-code": (".qwen/settings.json", '{\n  "model": {"name": "qwen3-coder"}\n}\n', "PreToolUse", _qwen, ".qwen"),
+    "droid": (".factory/hooks.json", '{}\n', "PreToolUse", _droid, ".factory"),
 }  # fmt: skip
 # Where the agent's committed hook file is, when it is not the team's file above (Copilot: our own file).
 HOOK_FILE = {"copilot": ".github/hooks/twiceshy.json"}
