@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,15 @@ def _live_engine_pids(home: Path) -> list[int]:
 
 
 def stop_engine(runner: Twiceshy, home: Path) -> None:
-    """``twiceshy engine stop`` if an engine still runs, then make sure none survives."""
+    """``twiceshy engine stop`` if an engine still runs, then make sure none survives.
+
+    An engine a hook has just spawned writes its pid file only once it holds its lock: while
+    the start marker is fresh and no pid file exists yet, wait for one (a hook held from the
+    hold index returns before the engine it started is up)."""
+    marker = home / "run" / "starting"
+    deadline = time.monotonic() + 15
+    while marker.exists() and not _live_engine_pids(home) and time.monotonic() < deadline:
+        time.sleep(0.05)
     if not _live_engine_pids(home):
         return
     try:
