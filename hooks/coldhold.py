@@ -119,7 +119,7 @@ def find(home, match, tool_name, tool_input, project_of):
             if adds and command:
                 if parts is None:
                     parts = match.call_parts(command)
-                if adds <= parts and not (drops & parts):
+                if match.is_the_fix(adds, drops, parts):
                     continue  # the call does what the fix adds: it is the fix
             seen.add(entry.get("id"))
             hits.append(entry)

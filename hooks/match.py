@@ -17,7 +17,8 @@ Public interface (stable)::
     carries_fix(signature: dict, tool_name: str, tool_input: dict) -> bool
     is_help(argv: list[str]) -> bool
     parse(argv: list[str], env: list[str] | None = None) -> Call
-    parsed_calls(command: str) -> tuple[Call, ...]   # parse_command, memoised (read only)
+    call_parts(command: str) -> set[str]             # what a line does, for the fix guard
+    is_the_fix(added: set, dropped: set, parts: set) -> bool
 
 Signature, version 1 (unknown keys are ignored; an unknown ``kind`` or
 version never matches)::
@@ -678,8 +679,6 @@ def _parsed_for_check(command: str) -> tuple[Call, ...]:
     return calls
 
 
-parsed_calls = _parsed_for_check  # for the engine's other per-call readers of the same line
-
 _NOT_PARTS = ("exe:", "prog:", "pre:", "post:")
 
 
@@ -688,6 +687,13 @@ def call_parts(command: str) -> set:
     runners, environment): the fix guard compares a call's parts with what a lesson's
     fix added to its mistake and what it took away."""
     return {t for call in _parsed_for_check(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
+
+
+def is_the_fix(added: set, dropped: set, parts: set) -> bool:
+    """A call with these ``parts`` has everything a lesson's fix ``added`` to its mistake and
+    nothing it ``dropped`` ("uv run pytest -n auto" keeps "-n"): it is the fix, never held by
+    its own lesson. The engine's guard and the hook client's hold index share this rule."""
+    return bool(added) and added <= parts and not (dropped & parts)
 
 
 def index_keys(tool_name: str, tool_input: dict) -> set:

@@ -312,16 +312,11 @@ def fix_change(exp: Experience, sig: dict[str, Any]) -> tuple[set[str], set[str]
     return fixed - wrong, wrong - fixed
 
 
-def is_the_fix(added: set[str], dropped: set[str], parts: set[str]) -> bool:
-    """Everything the fix added, and nothing it took away ("uv run pytest -n auto" keeps "-n")."""
-    return bool(added) and added <= parts and not (dropped & parts)
-
-
 def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEvent) -> bool:
     """The call carries every part the lesson's fix added to its mistake (flags, values,
     operands, a runner or environment) and none the fix took away: it does what the fix
     does, whatever else the signature says. The fix is never held by its own lesson."""
-    from twiceshy.hooks.match import call_parts, command_of
+    from twiceshy.hooks.match import call_parts, command_of, is_the_fix
 
     change = fix_change(exp, sig)
     if change is None:
