@@ -301,20 +301,35 @@ class RulesSnapshot:
         return len(ids), position
 
     def ensure(self, store: Any) -> tuple[str, int]:
-        """The engine's start-up check: catch up when the file can say where it
-        stands, else rebuild. Returns ("caught up"|"rebuilt", lessons read).
+        """The engine's start-up check (:func:`ensure_caught_up`)."""
+        return ensure_caught_up(self, store)
 
-        A second, short pass then re-reads what other processes wrote during the
-        first: their own update of the file may have been overwritten by ours."""
-        got = self.catch_up(store)
-        if got is None:
-            position = store.journal_position() if hasattr(store, "journal_position") else None
-            how, count = "rebuilt", self.rebuild(store)
-        else:
-            (count, position), how = got, "caught up"
-        if position and position[0]:
-            self.catch_up(store, since=position)
-        return how, count
+
+def ensure_caught_up(snapshot: Any, store: Any) -> tuple[str, int]:
+    """The engine's start-up check of a file kept from the store's change journal
+    (this rules snapshot, the hold index): catch up when the file can say where it
+    stands, else rebuild. Returns ("caught up"|"rebuilt", lessons read).
+
+    A second, short pass then re-reads what other processes wrote during the
+    first: their own update of the file may have been overwritten by ours."""
+    got = snapshot.catch_up(store)
+    if got is None:
+        position = store.journal_position() if hasattr(store, "journal_position") else None
+        how, count = "rebuilt", snapshot.rebuild(store)
+    else:
+        (count, position), how = got, "caught up"
+    if position and position[0]:
+        snapshot.catch_up(store, since=position)
+    return how, count
+
+
+def block_tiers(config: Any) -> list[int]:
+    """The tiers whose lessons deny every time (``retrieval.block_tiers``; rules by default)."""
+    try:
+        tiers = config.get("retrieval", "block_tiers")
+    except Exception:
+        tiers = [1]
+    return list(tiers) if tiers is not None else [1]
 
 
 def attach(store: Any, config: Any, home: str | Path | None = None) -> RulesSnapshot:
@@ -323,14 +338,20 @@ def attach(store: Any, config: Any, home: str | Path | None = None) -> RulesSnap
     store — the engine, ``learn``/``forget``/``edit``, ``import``, the evolution pass —
     without the store knowing about the snapshot). A failure to write the snapshot is
     logged, never raised into the store's caller."""
-    try:
-        tiers = config.get("retrieval", "block_tiers")
-    except Exception:
-        tiers = [1]
-    snap = RulesSnapshot(snapshot_path(home), tiers if tiers is not None else [1])
+    snap = RulesSnapshot(snapshot_path(home), block_tiers(config))
     watch_writes(store, "rules_snapshot", lambda op, items: snap.on_write(op, items))  # looked up per write
     store.rules_snapshot = snap
     return snap
 
 
-__all__ = ["FILE_NAME", "RulesSnapshot", "attach", "entry_for", "read", "rule_reason", "snapshot_path"]
+__all__ = [
+    "FILE_NAME",
+    "RulesSnapshot",
+    "attach",
+    "block_tiers",
+    "ensure_caught_up",
+    "entry_for",
+    "read",
+    "rule_reason",
+    "snapshot_path",
+]

@@ -38,7 +38,7 @@ from twiceshy.base.types import Experience, Tier
 from twiceshy.hooks import coldhold
 from twiceshy.hooks.match import signature_keys
 from twiceshy.lesson.evidence import lesson_advice
-from twiceshy.memory.rules_snapshot import CATCH_UP_MAX, HOLD_TAG, RulesSnapshot, read
+from twiceshy.memory.rules_snapshot import CATCH_UP_MAX, HOLD_TAG, RulesSnapshot, block_tiers, ensure_caught_up, read
 from twiceshy.memory.write_watch import watch_writes
 from twiceshy.recall.delivery import HOLD_HEAD, HOLD_TAIL, fix_of
 from twiceshy.recall.outcomes import context_only
@@ -154,8 +154,7 @@ class HoldIndex:
         ids = set(changed) | gone
         if ids:
             for bucket in range(BUCKETS):
-                on_disk = self.shard(bucket).ids_on_disk() if os.path.exists(self.shard(bucket).path) else set()
-                for exp_id in ids & on_disk:
+                for exp_id in ids & self.shard(bucket).ids_on_disk():  # a missing shard: none
                     if exp_id in gone or bucket not in home.get(exp_id, set()):
                         per_shard.setdefault(bucket, ({}, set()))[1].add(exp_id)
         rewritten = 0
@@ -215,29 +214,17 @@ class HoldIndex:
         return len(ids), position
 
     def ensure(self, store: Any) -> tuple[str, int]:
-        """The engine's start-up check (as :meth:`RulesSnapshot.ensure`)."""
-        got = self.catch_up(store)
-        if got is None:
-            position = store.journal_position() if hasattr(store, "journal_position") else None
-            how, count = "rebuilt", self.rebuild(store)
-        else:
-            (count, position), how = got, "caught up"
-        if position and position[0]:
-            self.catch_up(store, since=position)
-        return how, count
+        """The engine's start-up check (:func:`twiceshy.memory.rules_snapshot.ensure_caught_up`)."""
+        return ensure_caught_up(self, store)
 
 
 def attach(store: Any, config: Any, home: str | Path | None = None) -> HoldIndex:
     """Keep the hold index of ``home`` in step with every write through ``store``."""
     try:
-        tiers = config.get("retrieval", "block_tiers")
-    except Exception:
-        tiers = [1]
-    try:
         mode = str(config.get("retrieval", "warn") or "hold").strip().lower()
     except Exception:
         mode = "hold"
-    index = HoldIndex(index_dir(home), tiers if tiers is not None else [1], mode)
+    index = HoldIndex(index_dir(home), block_tiers(config), mode)
     watch_writes(store, "hold_index", lambda op, items: index.on_write(op, items))
     store.hold_index = index
     return index
