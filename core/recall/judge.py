@@ -607,6 +607,9 @@ def run_worker(ctx: EngineContext, stop: threading.Event, poll_s: float = 5.0) -
             llm.litellm_module()
         except BaseException as exc:
             record_error("judge.worker", exc)
+    # The engine's shutdown waits for this worker: ``stop`` must wake it from its idle wait on
+    # ``_wake`` at once (a thread blocked on ``stop`` passes it on; no polling while idle).
+    threading.Thread(target=_wake_on, args=(stop,), name="twiceshy-judge-stop", daemon=True).start()
     while not stop.is_set():
         try:
             done = process_pending(ctx, limit=50) if ctx.config.get("judge", "enabled") else 0
@@ -615,19 +618,13 @@ def run_worker(ctx: EngineContext, stop: threading.Event, poll_s: float = 5.0) -
             done = 0
             stop.wait(poll_s)
         if done == 0 and not stop.is_set():
-            _idle(stop, poll_s)
+            _wake.wait(poll_s)
             _wake.clear()
 
 
-def _idle(stop: threading.Event, poll_s: float) -> None:
-    """Wait up to ``poll_s`` for new work (``_wake``) or the engine stopping (``stop``): the
-    engine's shutdown waits for this worker, so it must not sleep through ``stop``."""
-    deadline = time.monotonic() + poll_s
-    while not stop.is_set() and not _wake.is_set():
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return
-        _wake.wait(min(0.05, remaining))
+def _wake_on(stop: threading.Event) -> None:
+    stop.wait()
+    _wake.set()
 
 
 def start_worker(ctx: EngineContext, poll_s: float = 5.0) -> threading.Thread:
