@@ -220,17 +220,5 @@ def run_codex(prompt: str, project: Path, home: Path, server: FakeServer) -> Don
     return _run(codex_command, prompt, project, home, server)
 
 
-def run_qwen(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
-    return _run(qwen_command, prompt, project, home, server)
-
-
-def run_droid(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
-    return _run(droid_command, prompt, project, home, server)
-
-
-def run_opencode(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
-    return _run(opencode_command, prompt, project, home, server)
-
-
 def run_copilot(prompt: str, project: Path, home: Path, server: FakeServer) -> Done:
     return _run(copilot_command, prompt, project, home, server)

@@ -255,6 +255,16 @@ def _ran(project: Path) -> list[str]:
     return [f"./deploy.sh {line}".strip() for line in log.read_text().splitlines()] if log.exists() else []
 
 
+def finished_session(outcome: HoldOutcome, name: str, taught_nothing: str) -> Session:
+    """Session ``name`` of a story, after checking the story taught its lesson (``taught_nothing``:
+    what to say if not) and that the CLI exited cleanly."""
+    learned = [(e.get("tier"), e.get("trigger"), e.get("text")) for e in outcome.lessons_after_learn]
+    assert outcome.lesson_id, f"{taught_nothing}; lessons: {learned}"
+    got = outcome.sessions[name]
+    assert got.proc.returncode == 0, got.proc.stderr[-3000:]
+    return got
+
+
 def deploy_lesson(lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The lesson session 1 taught: about the mistake, naming the fix."""
     for exp in lessons:

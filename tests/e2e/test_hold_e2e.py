@@ -28,6 +28,7 @@ from .hold_scenario import (
     Session,
     added_after_last_call,
     deploy_lesson,
+    finished_session,
     run_hold_scenario,
 )
 
@@ -39,11 +40,7 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def _session(outcome: HoldOutcome, name: str) -> Session:
-    learned = [(e.get("tier"), e.get("text")) for e in outcome.lessons_after_learn]
-    assert outcome.lesson_id, f"session 1 taught no error -> fix lesson about deploy.sh; lessons: {learned}"
-    got = outcome.sessions[name]
-    assert got.proc.returncode == 0, got.proc.stderr[-3000:]
-    return got
+    return finished_session(outcome, name, "session 1 taught no error -> fix lesson about deploy.sh")
 
 
 def _added(got: Session, turn: int) -> str:

@@ -24,6 +24,7 @@ from .hold_scenario import (
     Session,
     added_after_last_call,
     deploy_lesson,
+    finished_session,
     run_marker_scenario,
 )
 
@@ -35,11 +36,7 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def _session(outcome: HoldOutcome, name: str) -> Session:
-    learned = [(e.get("tier"), e.get("trigger"), e.get("text")) for e in outcome.lessons_after_learn]
-    assert outcome.lesson_id, f"the GOTCHA line taught no lesson about deploy.sh; lessons: {learned}"
-    got = outcome.sessions[name]
-    assert got.proc.returncode == 0, got.proc.stderr[-3000:]
-    return got
+    return finished_session(outcome, name, "the GOTCHA line taught no lesson about deploy.sh")
 
 
 def test_session_one_ran_only_the_fix_and_learned_from_the_line(outcome: HoldOutcome) -> None:
