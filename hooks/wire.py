@@ -303,8 +303,41 @@ def spool_record(event_id, agent, event, payload, extra=None):
 # ---------------------------------------------------------------------------
 
 
+def process_alive(pid):
+    """Is ``pid`` a live process (not gone, not a zombie nobody reaped)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): os.kill said it exists
+    return state not in (b"Z", b"X")
+
+
+def _marker_live(marker):
+    """Is the start marker fresh and its starter alive? The marker holds the pid
+    of the engine being started (the claiming client's own pid until it has
+    forked): an engine that died while loading (killed, crashed) must not keep
+    every other client from starting a new one for ``STARTING_TTL_S``."""
+    try:
+        if time.time() - os.stat(marker).st_mtime >= STARTING_TTL_S:
+            return False
+        with open(marker, "rb") as f:
+            text = f.read(32).strip()
+    except OSError:
+        return False
+    if not text.isdigit():
+        return True  # being written: the claimant is between open and write
+    return process_alive(int(text))
+
+
 def _claim_start(home):
-    """Create the start marker unless a fresh one exists (another client is
+    """Create the start marker unless a live one exists (another client is
     already starting the engine). Returns True if we should spawn."""
     folder = run_dir(home)
     make_home(home)
@@ -314,14 +347,12 @@ def _claim_start(home):
         try:
             fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            try:
-                age = time.time() - os.stat(marker).st_mtime
-            except OSError:
-                continue
-            if age < STARTING_TTL_S:
+            if _marker_live(marker):
                 return False
             try:
                 os.unlink(marker)
+            except FileNotFoundError:
+                continue
             except OSError:
                 return False
             continue
@@ -329,6 +360,21 @@ def _claim_start(home):
         os.close(fd)
         return True
     return False
+
+
+def _mark_started(home, pid):
+    """Record the spawned engine's pid in the start marker (see ``_marker_live``).
+    Never creates it: an engine that is already up has removed it."""
+    try:
+        fd = os.open(os.path.join(run_dir(home), "starting"), os.O_WRONLY | os.O_TRUNC)
+    except OSError:
+        return
+    try:
+        os.write(fd, str(pid).encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def engine_argv(home, python=None):
@@ -380,11 +426,8 @@ def engine_lock_held(home):
 
 
 def engine_starting(home):
-    """Is an engine being started (a fresh start marker: the engine removes it once it answers)?"""
-    try:
-        return time.time() - os.stat(os.path.join(run_dir(home), "starting")).st_mtime < STARTING_TTL_S
-    except OSError:
-        return False
+    """Is an engine being started (a live start marker: the engine removes it once it answers)?"""
+    return _marker_live(os.path.join(run_dir(home), "starting"))
 
 
 def autostart(home):
@@ -396,7 +439,7 @@ def autostart(home):
     if engine_lock_held(home):
         return True
     if _claim_start(home):
-        spawn_engine(home)
+        _mark_started(home, spawn_engine(home))
         return True
     return engine_starting(home)
 

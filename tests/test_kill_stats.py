@@ -128,6 +128,8 @@ def test_two_kill_9s_lose_no_count(twiceshy_home: Path) -> None:
         first = kill_all(home)
         assert first, "no engine to kill"
         killed += first
+        # Dead before any session goes on (a zombie counts as dead): the next calls must see it gone.
+        assert wait_for(lambda: not set(first) & set(serve_pids(home)), timeout=30)
         gates[0].set()
         # Kill 2: an engine the clients started again, answering.
         assert wait_for(lambda: done[0] >= SESSIONS * (2 * CALLS // 3), timeout=300), done
@@ -138,6 +140,7 @@ def test_two_kill_9s_lose_no_count(twiceshy_home: Path) -> None:
         second = kill_all(home)
         assert second and not set(second) & set(first)
         killed += second
+        assert wait_for(lambda: not set(second) & set(serve_pids(home)), timeout=30)
         gates[1].set()
         for t in threads:
             t.join(timeout=600)
