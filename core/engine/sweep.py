@@ -90,6 +90,9 @@ class Registry:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lock = threading.Lock()
+        # One writer at a time: two threads flushing at once shared the temporary file (the
+        # second's replace found it gone) and could leave the older snapshot on disk.
+        self._write_lock = threading.Lock()
         self.sessions: dict[str, SessionRecord] = {}
         self.dirty = False
         self._session_locks: dict[str, threading.RLock] = {}
@@ -110,24 +113,25 @@ class Registry:
                 self.sessions[record.key] = record
 
     def flush(self) -> None:
-        with self.lock:
-            if not self.dirty:
-                return
-            now = time.time()
-            rows = sorted(self.sessions.values(), key=lambda r: -r.last_seen)
-            rows = [r for r in rows if now - r.last_seen < KEEP_S][:KEEP_MAX]
-            self.sessions = {r.key: r for r in rows}
-            data = json.dumps([asdict(r) for r in rows], separators=(",", ":"))
-            self.dirty = False
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            record_error("sweep.registry", exc, path=str(self.path))
+        with self._write_lock:
+            with self.lock:
+                if not self.dirty:
+                    return
+                now = time.time()
+                rows = sorted(self.sessions.values(), key=lambda r: -r.last_seen)
+                rows = [r for r in rows if now - r.last_seen < KEEP_S][:KEEP_MAX]
+                self.sessions = {r.key: r for r in rows}
+                data = json.dumps([asdict(r) for r in rows], separators=(",", ":"))
+                self.dirty = False
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(data)
+                os.replace(tmp, self.path)
+            except OSError as exc:
+                record_error("sweep.registry", exc, path=str(self.path))
 
     def session_lock(self, key: str) -> threading.RLock:
         with self.lock:

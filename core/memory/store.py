@@ -185,7 +185,7 @@ class ExperienceStore:
         if gen is None:
             return
         stamp = f"{os.getpid()}:{time.time_ns()}"
-        tmp = gen.with_name(f"generation.{os.getpid()}.tmp")
+        tmp = gen.with_name(f"generation.{os.getpid()}.{threading.get_ident()}.tmp")  # per thread: writers may overlap
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
