@@ -191,3 +191,96 @@ def test_prose_is_not_a_command() -> None:
 )
 def test_diagnostics(command: str, looks: bool) -> None:
     assert sg.is_diagnostic(command) is looks
+
+
+# Taught lessons (`twiceshy learn "<advice>" --trigger "<mistake>"`): what the advice calls the
+# fix, and what it only describes. Made-up projects, not the corpus.
+@pytest.mark.parametrize(
+    ("trigger", "advice", "repeats", "silent"),
+    [
+        # A call the advice says fails is the mistake described, never the fix it contrasts with.
+        (
+            "./build.sh --target web",
+            "./build.sh --target web fails on a clean checkout; run ./build.sh --target web --fetch-deps.",
+            ["./build.sh --target web", "./build.sh --target admin"],
+            ["./build.sh --target web --fetch-deps", "./build.sh --help"],
+        ),
+        # A placeholder in the advised call stands for whatever the mistake had there.
+        (
+            "npx vitest run src/cart.test.ts",
+            "bare npx vitest can't find the workspace config; run npm test -- <file>.",
+            ["npx vitest run src/orders.test.ts"],
+            ["npm test -- src/cart.test.ts", "npm run lint"],
+        ),
+        # A wrapper replaces every bare call of the program it wraps.
+        (
+            "mvn package",
+            "the system maven is 3.3 and too old for this build; always use the wrapper, ./mvnw.",
+            ["mvn -q verify", "mvn clean install -DskipTests"],
+            ["./mvnw package", "./mvnw -q verify"],
+        ),
+        # The same program from a path; a flag in the negated list is the mistake, not the fix.
+        (
+            "pip install requests",
+            "the system python is externally managed: install with .venv/bin/pip, never bare pip or --break-system-packages.",
+            ["pip install -U httpx", "pip install --break-system-packages httpx"],
+            [".venv/bin/pip install httpx", ".venv/bin/pip install -r requirements.txt"],
+        ),
+        # Another name of the mistake's flag, listed with it, is the same mistake.
+        (
+            "git push --force origin dev",
+            "never force-push here (git push --force / -f); push a new branch and open a PR.",
+            ["git push -f origin dev", "git push --force origin main"],
+            ["git push origin dev", "git push -u origin feature/x", "git pull --rebase"],
+        ),
+        # A flag the advice says to pass: the trigger's other flags were one example of the call.
+        (
+            "ansible-playbook site.yml --check",
+            "this repo has no default inventory: always pass -i inventories/prod/hosts.yml to ansible-playbook.",
+            ["ansible-playbook deploy.yml", "ansible-playbook site.yml --check"],
+            ["ansible-playbook -i inventories/prod/hosts.yml deploy.yml", "ansible-playbook --help"],
+        ),
+        # Another program for the same operation keeps the trigger's narrowing.
+        (
+            "go test ./...",
+            "go test ./... also runs the e2e suite, which needs NATS; run the unit tests with make unit.",
+            ["go test ./..."],
+            ["go test ./internal/shard/", "make unit", "go vet ./..."],
+        ),
+        # A program the advice only describes is not a fix ("make clean removes …").
+        (
+            "rm -rf data/",
+            "never rm -rf data/ (data/raw is slow to re-download); make clean removes only data/interim.",
+            ["rm -rf data/"],
+            ["rm -rf build/ dist/", "make clean"],
+        ),
+    ],
+)
+def test_taught_lessons_hold_the_mistake_not_the_advice(
+    trigger: str, advice: str, repeats: list[str], silent: list[str]
+) -> None:
+    sig = sg.derive_from_trigger(trigger, advice)
+    assert sig is not None
+    for command in repeats:
+        assert hit(sig, command), (command, sig)
+    for command in silent:
+        assert not hit(sig, command), (command, sig)
+
+
+def test_placeholders_are_filled_from_the_mistake() -> None:
+    from twiceshy.lesson.advice import fill_placeholders, named_as_mistake
+
+    filled = fill_placeholders(["./gradlew", ":app:test", "--tests", "X"], [], {"--tests": "Foo"})
+    assert filled == ["./gradlew", ":app:test", "--tests", "Foo"]
+    assert fill_placeholders(["npm", "test", "--", "<path>"], ["a.test.ts"], {}) == [
+        "npm",
+        "test",
+        "--",
+        "a.test.ts",
+    ]
+    assert fill_placeholders(["npm", "test"], ["a.test.ts"], {}) is None
+    text = "a bare dotnet test fails with MSB1011; name it: dotnet test App.sln"
+    at = text.index("dotnet test")
+    assert named_as_mistake(text, at, at + len("dotnet test"))
+    fix_at = text.index("dotnet test App.sln")
+    assert not named_as_mistake(text, fix_at, fix_at + len("dotnet test App.sln"))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from typing import Any
 
 from twiceshy.hooks.match import (
@@ -39,6 +40,7 @@ from twiceshy.hooks.match import (
     norm_value,
     parse_command,
 )
+from twiceshy.lesson.advice import fill_placeholders, is_placeholder, named_as_mistake
 
 # Long flag <-> short flag, per program family ("git push -f" is "--force").
 FLAG_ALIASES: dict[str, dict[str, str]] = {
@@ -949,7 +951,7 @@ _PROSE_WORDS = {
 }  # fmt: skip
 
 
-_CLAUSE_RE = re.compile(r"`|[;:()\n]|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s|\s-\s")
+_CLAUSE_RE = re.compile(r"`|[;()\n]|:(?=\s|$)|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s|\s-\s")
 
 
 def fix_commands(text: str, program: str, starts: set[str] | None = None) -> list[str]:
@@ -962,6 +964,8 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
         span = found.group(1)
         if _negated((text or "")[: found.start()]):
             continue  # "never `git pull`": the mistake named, not the fix
+        if named_as_mistake(text, found.start(), found.end()):
+            continue  # "`./gradlew test` fails in :common": the mistake described
         for call in parse_command(span):
             if call.words_of(program) is not None or call.outer == program:
                 out.append(span)
@@ -975,7 +979,8 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
                     continue
                 if _negated(" ".join(words[:i])):
                     break
-                for j in range(len(words), i + 1, -1):
+                # One word is a call only when it names an executable by path (".venv/bin/pip").
+                for j in range(len(words), i if "/" in word else i + 1, -1):
                     cand = re.sub(r"(?<=[\w)'\"])[.,]$", "", " ".join(words[i:j]))
                     if not is_command_like(cand) or any(w.lower() in _PROSE_VERBS for w in words[i:j]):
                         continue
@@ -983,6 +988,8 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
                     at = (text or "").find(cand)
                     if at >= 0 and in_negated_parenthesis((text or "")[:at]):
                         break  # "never skip the hooks (git commit --no-verify)": the mistake named
+                    if at >= 0 and named_as_mistake(text, at, at + len(cand)):
+                        break  # "./gradlew test --tests X fails in :common", "a bare dotnet test"
                     if call is not None and not call.help and call.words_of(program) is not None and cand not in out:
                         out.append(cand)
                     break
@@ -991,7 +998,8 @@ def fix_commands(text: str, program: str, starts: set[str] | None = None) -> lis
 
 
 _NEGATION_RE = re.compile(
-    r"(?i)\b(?:never|not|don'?t|do not|avoid|instead of|rather than|no|stop)(?:\s+[\w-]+){0,2}\s*$"
+    r"(?i)\b(?:never|not|don'?t|do not|avoid|instead of|rather than|no|stop)(?:\s+[\w./-]+){0,2}"
+    r"(?:\s+(?:or|nor)(?:\s+[\w./-]+){0,2})?\s*$"  # "never bare pip or --break-system-packages"
 )
 
 
@@ -1192,11 +1200,17 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     the mistake (:func:`advice_guard`)."""
     sig = _derive_from_trigger(trigger, text)
     if sig is not None and sig.get("kind") == "command":
-        sig = advice_guard(sig, (trigger or "").strip(), text)
+        sig = advice_guard(_with_listed_aliases(sig, text), (trigger or "").strip(), text)
     return sig
 
 
 _CONNECTORS = {"as", "of", "to", "the", "a", "an", "is", "for", "with", "when", "by", "if", "on", "in", "that"}
+
+
+def _pathed_over_bare(fcall: Call, mistake: Call) -> bool:
+    """The fix runs the mistake's program from a path (``.venv/bin/pip``, ``./gradlew``) where
+    the mistake ran it bare: that is the difference, not a mention of the mistake."""
+    return "exe:@path" in fcall.tokens and "exe:@bare" in mistake.tokens
 
 
 def _looks_like_a_fix(fcall: Call, mistake: Call, fix: str) -> bool:
@@ -1206,6 +1220,8 @@ def _looks_like_a_fix(fcall: Call, mistake: Call, fix: str) -> bool:
         return False
     if fcall.flags or fcall.env or len(fcall.levels) > 1 or fcall.program != mistake.program:
         return True  # a flag, an environment, a runner ("uv run pytest"), another program
+    if _pathed_over_bare(fcall, mistake):
+        return True  # ".venv/bin/pip" for a bare "pip"
     msub = mistake.sub(mistake.program)[:1]
     return bool(msub) and fcall.sub(fcall.program)[:1] == msub
 
@@ -1228,7 +1244,7 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         flag = found.group(0)
         if flag in have or flag.startswith("---") or len(flag) < 3 or _negated(text[: found.start()]):
             continue
-        if _aliases(call.program).get(flag) in have:
+        if _aliases(call.program).get(flag) in have or _listed_with(flag, have, text):
             continue
         if flag not in absent and flag not in extra:
             extra.append(flag)
@@ -1253,6 +1269,77 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         return sig
     guarded = {**sig, "absent": absent + extra[:4]}
     return guarded if check(guarded, "Bash", {"command": mistake})[0] else sig
+
+
+def _flag_values(call: Call) -> dict[str, str]:
+    """The call's flags with the value written after them (``--tests X``, ``--tests=X``)."""
+    out: dict[str, str] = {}
+    argv = call.argv
+    for k, word in enumerate(argv):
+        if not word.startswith("-"):
+            continue
+        flag, eq, value = word.partition("=")
+        if eq:
+            out[flag] = value
+        elif k + 1 < len(argv) and not argv[k + 1].startswith("-"):
+            out[flag] = argv[k + 1]
+    return out
+
+
+def _contrast(trigger: str, call: Call, fix: str, text: str) -> dict[str, Any] | None:
+    """``derive_command`` against an advised fix whose placeholders (``X``, ``<path>``) are
+    filled from the trigger: a placeholder is "whatever the mistake had", not a new value.
+    The stored fix stays as the advice wrote it."""
+    try:
+        words = shlex.split(fix)
+    except ValueError:
+        words = fix.split()
+    filled = fill_placeholders(words, _operands(call, call.program), _flag_values(call))
+    lone = pick_call(fix) if len(words) == 1 else None
+    if lone is not None and lone.program == call.program and call.argv:
+        filled = [words[0], *call.argv[1:]]  # ".venv/bin/pip": the trigger, run from that path
+    used = " ".join(quote(w) for w in filled) if filled else fix
+    sig = derive_command(trigger, used, why=text, named_drops_only=True)
+    if sig and filled:
+        sig["fix"] = " ".join(fix.split())[:200]
+    return sig
+
+
+_STEP_FIRST_RE = re.compile(r"^[`'\"]?\s*(?:first|before(?:hand)?\b|beforehand|ahead\b|,?\s*then\b)", re.I)
+_RUN_BEFORE_RE = re.compile(
+    r"(?i)\b(?:before|prior\s+to)\s+(?:you\s+)?(?:run(?:ning)?|call(?:ing)?|us(?:e|ing))?\s*[`'\"]?$"
+)
+
+
+_ADVISE_BEFORE_RE = re.compile(
+    r"(?i)(?:\b(?:use|using|run|running|with|via|instead|prefer|try|call|through|always|switch(?:ing)?\s+to|"
+    r"go(?:es)?\s+through|do|type)\b[^.;!?]{0,30}|[:→]|->|=>)\s*[`'\"]?$"
+)
+
+
+def _other_program_fixes(text: str, call: Call, trigger: str) -> list[str]:
+    """Calls of another program the advice says to use (backticked, or a run of prose words
+    that starts with a known program or a path), never one it negates or says fails. A call it
+    says to run first becomes that step in front of the trigger."""
+    out: list[str] = []
+    spans = [(m.start(1), m.group(1)) for m in _BACKTICK_RE.finditer(text or "")]
+    spans += [(text.find(c), c) for c in prose_commands(text) if text.find(c) >= 0]
+    for at, span in sorted(spans):
+        fcall = pick_call(span)
+        if fcall is None or not fcall.levels or fcall.help or fcall.program == call.program:
+            continue
+        if fcall.program in DIAGNOSTIC_PROGRAMS and fcall.program not in ("cd", "source", "."):
+            continue
+        if _negated(text[:at]) or named_as_mistake(text, at, at + len(span)) or work_argv(span) == work_argv(trigger):
+            continue
+        if not _ADVISE_BEFORE_RE.search(text[max(0, at - 50) : at]):
+            continue  # "make clean removes only data/interim": a description, not advice
+        after = text[at + len(span) :].lstrip("`'\" ")
+        if _STEP_FIRST_RE.match(after) or _RUN_BEFORE_RE.search(text[max(0, at - 40) : at]):
+            span = f"{span} && {trigger}"
+        if span not in out:
+            out.append(span)
+    return out[:4]
 
 
 def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
@@ -1285,13 +1372,37 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             fix not in backticked
             and fcall is not None
             and {t for t in fcall.tokens if not t.startswith(("exe:", "prog:"))} <= mine
+            and not _pathed_over_bare(fcall, call)
         ):
             continue  # the prose only mentions the mistake (or part of it)
         if fix not in backticked and fcall is not None and not _looks_like_a_fix(fcall, call, fix):
             continue  # "(docker driver)", "psql as source .env …": prose around a program's name
-        sig = derive_command(trigger, fix, why=text, named_drops_only=True)
+        sig = _contrast(trigger, call, fix, text)
         if sig:
             return sig
+    # A fix on another program, or a step to run first ("always use the wrapper, ./gradlew",
+    # "run npm test -- <path>", "run `vpn up` first").
+    for fix in _other_program_fixes(text, call, trigger):
+        sig = _contrast(trigger, call, fix, text)
+        if not sig:
+            continue
+        fcall = pick_call(fix)
+        wrapper = fcall is not None and (fcall.program.startswith(prog) or prog.startswith(fcall.program))
+        if not wrapper:
+            # Another program for this operation ("go test ./..." -> "make unit"): the trigger's
+            # own narrowing stays (only "go test ./...", not every go test).
+            alone = derive_command(trigger, None, why=text, named_parts=False)
+            if alone is None:
+                continue
+            merged: dict[str, Any] = {**alone, **{k: sig[k] for k in ("fix", "absent") if k in sig}}
+            if any(is_placeholder(w) for w in fix.split()):
+                # "run npm test -- <path>": the trigger's operands are any operands.
+                kept = [p for p in merged.get("present") or [] if str(p).startswith(("-", "prog:", "exe:", "pre:"))]
+                merged = {k: v for k, v in {**merged, "present": kept}.items() if v or k != "present"}
+            if check(merged, "Bash", {"command": fix})[0] or not check(merged, "Bash", {"command": trigger})[0]:
+                continue
+            sig = merged
+        return sig
     # The advice says which flag to add or which value to give ("pass
     # --region eu-west-1", "use -f charts/x/values.yaml"): that is the fix.
     advised = advice_fix(trigger, text)
@@ -1302,30 +1413,92 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             # stay part of the mistake ("mypy --install-types" without
             # --non-interactive, not every mypy call).
             alone = derive_command(trigger, None, why=text, named_parts=False) or {}
-            if not sig.get("present") and alone.get("present"):
-                widened = {**sig, "present": alone["present"]}
+            named = [item for item in alone.get("present") or [] if _flag_named(item, text)]
+            if not sig.get("present") and named:
+                widened = {**sig, "present": named}
                 if (
                     check(widened, "Bash", {"command": trigger})[0]
                     and not check(widened, "Bash", {"command": advised})[0]
                 ):
                     sig = widened
+            elif sig.get("absent") and sig.get("present"):
+                # The trigger's other flags are one example of the call, unless the advice names them.
+                pruned = [p for p in sig["present"] if not str(p).startswith("-") or _flag_named(p, text)]
+                narrowed = {k: v for k, v in {**sig, "present": pruned}.items() if v or k != "present"}
+                if (
+                    check(narrowed, "Bash", {"command": trigger})[0]
+                    and not check(narrowed, "Bash", {"command": advised})[0]
+                ):
+                    sig = narrowed
             return sig
     # Advice text names the project and its files freely: only flags and whole
     # operands it names count (a user's correction may name a value's part).
     sig = derive_command(trigger, None, why=text, named_parts=False)
     if sig is None:
         return None
-    # Flags the advice names that the trigger lacks: the fix adds them.
+    # Flags the advice names that the trigger lacks, and does not forbid: the fix adds them.
     have = {t.split("=", 1)[0] for t in call.tokens}
     extra = []
-    for flag in _FLAG_IN_TEXT_RE.findall(text or ""):
-        if flag not in have and len(flag) >= 2 and flag not in extra and not flag.startswith("-" * 3):
-            extra.append(flag)
+    for found in _FLAG_IN_TEXT_RE.finditer(text or ""):
+        flag = found.group(0)
+        if flag in have or len(flag) < 2 or flag in extra or flag.startswith("-" * 3):
+            continue
+        if _negated(text[: found.start()]) or _listed_with(flag, have, text):
+            continue  # "never … (git commit --no-verify / -n)": another name of the mistake
+        extra.append(flag)
     if extra:
         sig["absent"] = extra[:4]
+        # The trigger's other flags are one example of the call, unless the advice names them.
+        present = [p for p in sig.get("present") or [] if not str(p).startswith("-") or _flag_named(p, text)]
+        sig["present"] = present
+        if not present:
+            sig.pop("present")
         if not check(sig, "Bash", {"command": trigger})[0]:
-            sig.pop("absent")
+            sig = derive_command(trigger, None, why=text, named_parts=False) or sig
     return sig
+
+
+def _flag_named(item: str, text: str) -> bool:
+    """Does the advice name the flag of a ``present`` item (any of its ``a|b`` forms)?"""
+    for alt in str(item).split("|"):
+        flag = alt.split("=", 1)[0]
+        if flag.startswith("-") and re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text or ""):
+            return True
+    return False
+
+
+_LIST_SEP = r"\s*(?:/|\||,|\bor\b)\s*"
+
+
+def _listed_with(flag: str, have: set[str], text: str) -> bool:
+    """The advice writes ``flag`` as another name of one the trigger has ("--no-verify / -n")."""
+    for other in have:
+        if not other.startswith("-"):
+            continue
+        a, b = re.escape(other), re.escape(flag)
+        if re.search(rf"(?<![\w-]){a}{_LIST_SEP}{b}(?![\w-])|(?<![\w-]){b}{_LIST_SEP}{a}(?![\w-])", text or ""):
+            return True
+    return False
+
+
+def _with_listed_aliases(sig: dict[str, Any], text: str) -> dict[str, Any]:
+    """A present flag the advice lists with another name ("--no-verify / -n", "-f or
+    --force") matches either name."""
+    present = sig.get("present")
+    if not present or not text:
+        return sig
+    out = []
+    for item in present:
+        item = str(item)
+        if item.startswith("-") and "=" not in item:
+            names = item.split("|")
+            for found in _FLAG_IN_TEXT_RE.finditer(text):
+                other = found.group(0)
+                if other not in names and _listed_with(other, set(names), text):
+                    names.append(other)
+            item = "|".join(names)
+        out.append(item)
+    return {**sig, "present": out}
 
 
 _ADVICE_FLAG_RE = re.compile(r"^--?[A-Za-z][\w-]*(?:=\S+)?$")
@@ -1353,7 +1526,7 @@ def prose_commands(text: str) -> list[str]:
     with a path or a known program and stops at the first word of prose
     ("./deploy.sh --env staging fails with …" -> ``./deploy.sh --env staging``)."""
     out: list[str] = []
-    for clause in re.split(r"[;:()\n]|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s", text or ""):
+    for clause in re.split(r"[;()\n]|:(?=\s|$)|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s", text or ""):
         words = clause.split()
         for i, word in enumerate(words):
             bare = word.strip("`'\"")
@@ -1385,7 +1558,7 @@ def advice_fix(mistake: str, text: str) -> str | None:
     words = [w.strip("`'\".,;:()[]") for w in raw]
     pairs: dict[str, str] = {}
     for k, word in enumerate(words):
-        if not _ADVICE_FLAG_RE.match(word) or _negated(" ".join(words[max(0, k - 3) : k])):
+        if not _ADVICE_FLAG_RE.match(word) or _negated(" ".join(words[max(0, k - 6) : k])):
             continue
         if in_negated_parenthesis(" ".join(raw[:k])):
             continue
