@@ -40,7 +40,13 @@ from twiceshy.hooks.match import (
     norm_value,
     parse_command,
 )
+from twiceshy.lesson import code_advice
 from twiceshy.lesson.advice import fill_placeholders, is_placeholder, named_as_mistake
+from twiceshy.lesson.code_tokens import CODE_TOKEN_RE as _CODE_TOKEN_RE
+from twiceshy.lesson.code_tokens import IDENT_RE as _IDENT_RE
+from twiceshy.lesson.code_tokens import KEYWORDS, code_tokens
+from twiceshy.lesson.code_tokens import compiles as _compiles
+from twiceshy.lesson.code_tokens import tok_regex as _tok_regex
 
 # Long flag <-> short flag, per program family ("git push -f" is "--force").
 FLAG_ALIASES: dict[str, dict[str, str]] = {
@@ -585,23 +591,6 @@ def derive_from_retries(failures: list[str], fix: str, why: str = "") -> dict[st
 # Code
 # ---------------------------------------------------------------------------
 
-_CODE_TOKEN_RE = re.compile(
-    r'[rbfuRBFU]{0,2}"""[\s\S]*?"""|[rbfuRBFU]{0,2}\'\'\'[\s\S]*?\'\'\'|[rbfuRBFU]{0,2}"(?:\\.|[^"\\\n])*"|'
-    r"[rbfuRBFU]{0,2}'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`|\w+|::|=>|->|==|!=|<=|>=|&&|\|\||[^\w\s]"
-)
-KEYWORDS = {
-    "def", "class", "return", "async", "await", "for", "while", "if", "else", "elif", "in", "not", "and", "or",
-    "None", "True", "False", "lambda", "yield", "import", "from", "with", "as", "try", "except", "finally",
-    "raise", "function", "const", "let", "var", "new", "this", "null", "undefined", "true", "false", "func",
-    "go", "defer", "range", "fn", "mut", "impl", "pub", "self", "Self", "struct", "type", "interface",
-    "static", "public", "private", "void", "int", "unsafe", "match", "switch", "case", "break", "continue",
-}  # fmt: skip
-
-
-def code_tokens(text: str) -> list[str]:
-    return _CODE_TOKEN_RE.findall(text or "")
-
-
 _LANG_FAMILIES = (
     ("ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"),
     ("py", "pyi"),
@@ -620,26 +609,6 @@ def glob_for(path: str) -> str:
         return name
     family = next((f for f in _LANG_FAMILIES if ext in f), (ext,))
     return "|".join(f"*.{e}" for e in family)
-
-
-_IDENT_RE = re.compile(r"^[A-Za-z_]\w*$")
-
-
-def _tok_regex(tok: str, literal: bool) -> str:
-    if tok[:1] in "\"'`" or tok[:2].lower() in ('f"', "f'", 'r"', "r'", 'b"', "b'"):
-        prefix = ""
-        while tok and tok[0].isalpha():
-            prefix += tok[0]
-            tok = tok[1:]
-        quote = tok[:1]
-        body = r"(?:\\.|[^" + re.escape(quote) + r"\\\n])*"
-        return re.escape(prefix) + re.escape(quote) + body + re.escape(quote)
-    if not literal and _IDENT_RE.match(tok) and tok not in KEYWORDS:
-        return r"\w+"
-    pattern = re.escape(tok)
-    if _IDENT_RE.match(tok):
-        pattern = r"\b" + pattern + r"\b"
-    return pattern
 
 
 def _pattern(tokens: list[str], keep: set[str], shared: frozenset[str] | set[str] = frozenset()) -> str:
@@ -694,13 +663,6 @@ def _callee(bt: list[str], lines: list[int], i: int) -> tuple[int, int] | None:
     return None
 
 
-def _compiles(pattern: str) -> re.Pattern[str] | None:
-    try:
-        return re.compile(pattern)
-    except re.error:
-        return None
-
-
 def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
     """The signature of a code mistake: what the fix removed from ``bad``, as
     a regex over the new content of an edit to a file of the same language.
@@ -729,8 +691,8 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
         axs = [_compiles(a) for a in absent]
         if any(r is None for r in rxs + axs):
             return
-        in_bad = all(r.search(bad) for r in rxs) and not any(a.search(bad) for a in axs)  # type: ignore[union-attr]
-        in_good = all(r.search(good) for r in rxs) and not any(a.search(good) for a in axs)  # type: ignore[union-attr]
+        in_bad = all(r.search(bad) for r in rxs) and not any(a.search(bad) for a in axs)
+        in_good = all(r.search(good) for r in rxs) and not any(a.search(good) for a in axs)
         if not in_bad or in_good:
             return
         if best is None or score > best[0]:
@@ -838,6 +800,9 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
     if manifest:
         return {"v": SIG_VERSION, "kind": "edit", "glob": name}
     sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": glob_for(path)}
+    advised = code_advice.derive(added, text) if text else None
+    if advised is not None:
+        return _advised_sig(sig, advised)
     named = _named_code(added, text) if text else None
     if named is not None:
         pattern, label, absent = named
@@ -860,6 +825,15 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
     toks = toks[: max(last + 1, 3)][:10]
     sig["present"] = ["re:" + _pattern(toks, set(toks))]
     sig["pattern"] = best[:80]
+    return sig
+
+
+def _advised_sig(sig: dict[str, Any], advised: tuple[str, list[str], str]) -> dict[str, Any]:
+    """A code signature from what the advice forbids (:mod:`twiceshy.lesson.code_advice`)."""
+    present, absent, label = advised
+    sig = {**sig, "present": ["re:" + present], "pattern": label}
+    if absent:
+        sig["absent"] = ["re:" + a for a in absent]
     return sig
 
 
@@ -1165,6 +1139,10 @@ def derive_code_trigger(code: str, text: str = "") -> dict[str, Any] | None:
     if not lines:
         return None
     body = [_LHS_RE.sub("", ln, count=1).strip() or ln for ln in lines]
+    from_advice = code_advice.derive(lines, text) if text else None
+    if from_advice is not None:
+        glob = _LANG_GLOBS.get(code_language(code, text), "")
+        return _advised_sig({"v": SIG_VERSION, "kind": "edit", "glob": glob}, from_advice)
     advised = _advice_code(text, code)
     candidates: list[tuple[str, str, list[str]]] = []
     named = _named_code(body, text) if text else None
