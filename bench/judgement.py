@@ -4,12 +4,15 @@
     python bench/judgement.py --mode learned -v    # one mode, and every probe that went wrong
     python bench/judgement.py --shape test_fix --json
     python bench/judgement.py --split sealed       # only the sealed split (default: both, side by side)
+    python bench/judgement.py --split fresh        # only the fresh split
 
-Three splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
+Four splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
 ``dev`` (tests/judgement/dev, written later by someone who had not read the matcher:
-read it to find what is wrong) and ``sealed`` (tests/judgement/sealed, written
+read it to find what is wrong), ``sealed`` (tests/judgement/sealed, written
 independently before the matcher changed and never read item by item while
-tuning: report it, never tune on it; ``-v`` prints no item of it).
+tuning: report it, never tune on it; ``-v`` prints no item of it) and ``fresh``
+(tests/judgement/fresh, written without reading the matcher or the other splits,
+to see how the matcher does on incidents it was never tuned on).
 
 Modes: ``learned`` (session end on each incident's real-format transcript),
 ``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
@@ -41,7 +44,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import dev, sealed  # noqa: E402
+from judgement import dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.spec import SHAPES  # noqa: E402
 from other_code import run_other_code  # noqa: E402
@@ -183,9 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
     ap.add_argument(
         "--split",
-        choices=("tuning", "dev", "sealed", "both", "all"),
+        choices=("tuning", "dev", "sealed", "fresh", "both", "all"),
         default="both",
-        help="which corpus split: both = tuning and sealed; all adds dev",
+        help="which corpus split: both = tuning and sealed; all adds dev and fresh",
     )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
@@ -209,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         del rest[i : i + (1 if rest[i].startswith("--code=") else 2)]
         return _run_other_code(args.code, rest)
 
-    splits = {"tuning": h.load, "dev": dev.load, "sealed": sealed.load}
+    splits = {"tuning": h.load, "dev": dev.load, "sealed": sealed.load, "fresh": fresh.load}
     chosen = ["tuning", "sealed"] if args.split == "both" else list(splits) if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
