@@ -78,16 +78,30 @@ def shard_path(home, bucket):
     return os.path.join(index_dir(home), "%02d.json" % bucket)
 
 
+_shards = {}  # path -> (stat key, entries): the engine reads the index on every read-only call
+
+
 def _read_shard(home, bucket):
     import json
 
+    path = shard_path(home, bucket)
     try:
-        with open(shard_path(home, bucket), "rb") as fh:
+        st = os.stat(path)
+    except OSError:
+        return []
+    key = (st.st_ino, st.st_mtime_ns, st.st_size)
+    cached = _shards.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        with open(path, "rb") as fh:
             data = json.loads(fh.read(SHARD_MAX_BYTES))
     except (OSError, ValueError):
         return []
     entries = data.get("rules") if isinstance(data, dict) else None
-    return entries if isinstance(entries, list) else []
+    entries = entries if isinstance(entries, list) else []
+    _shards[path] = (key, entries)
+    return entries
 
 
 def find(home, match, tool_name, tool_input, project_of):

@@ -827,6 +827,32 @@ def _item_hit(item: str, tokens: set[str]) -> bool:
     )
 
 
+# A global option a variable sets just as well: "AWS_PROFILE=dev aws s3 ls" is the fix of
+# "aws … without --profile".
+_FLAG_ENV = {
+    ("aws", "--profile"): ("AWS_PROFILE",),
+    ("aws", "--region"): ("AWS_REGION", "AWS_DEFAULT_REGION"),
+    ("aws", "--endpoint-url"): ("AWS_ENDPOINT_URL",),
+    ("gcloud", "--project"): ("CLOUDSDK_CORE_PROJECT",),
+    ("gcloud", "--region"): ("CLOUDSDK_COMPUTE_REGION",),
+    ("gcloud", "--account"): ("CLOUDSDK_CORE_ACCOUNT",),
+    ("kubectl", "--kubeconfig"): ("KUBECONFIG",),
+    ("helm", "--kubeconfig"): ("KUBECONFIG",),
+    ("helm", "--kube-context"): ("HELM_KUBECONTEXT",),
+    ("helm", "--namespace|-n"): ("HELM_NAMESPACE",),
+    ("az", "--subscription"): ("AZURE_SUBSCRIPTION_ID",),
+    ("terraform", "-var-file"): ("TF_CLI_ARGS", "TF_CLI_ARGS_plan", "TF_CLI_ARGS_apply"),
+}
+# Subcommands that only touch local configuration: no cluster, account or region is used.
+_LOCAL_SUBS = {
+    "kubectl": frozenset({"config", "completion", "version", "plugin", "kustomize", "explain"}),
+    "helm": frozenset({"repo", "version", "completion", "env", "plugin", "create", "lint", "template", "package"}),
+    "aws": frozenset({"configure", "help"}),
+    "gcloud": frozenset({"config", "auth", "components", "info", "help", "version"}),
+    "az": frozenset({"login", "logout", "account", "config", "extension", "version"}),
+}
+
+
 def check_call(signature: dict, call: Call) -> tuple[bool, str]:
     """Match a command signature against one parsed command."""
     if call.help or not call.levels:
@@ -854,9 +880,17 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
     for item in signature.get("present") or []:
         if not _item_hit(str(item), call.tokens):
             return False, f"lacks {item}"
-    for item in signature.get("absent") or []:
-        if _item_hit(str(item), call.tokens):
+    absent = [str(a) for a in signature.get("absent") or []]
+    if absent and not sub and call.sub(program)[:1] and call.sub(program)[0].lower() in _LOCAL_SUBS.get(program, ()):
+        # "kubectl config get-contexts" talks to no cluster: a lesson that every call needs
+        # --context (a signature without a subcommand) is not about it.
+        return False, f"{program} {call.sub(program)[0]} is local"
+    for item in absent:
+        if _item_hit(item, call.tokens):
             return False, f"has {item} (the fix)"
+        for env in _FLAG_ENV.get((program, item), ()):
+            if f"env:{env}" in call.tokens:
+                return False, f"has {env} (the fix, as the environment)"
     what = " ".join([program, *sub, *[str(p) for p in signature.get("present") or []]])
     missing = [str(a) for a in signature.get("absent") or []]
     reason = f"repeats {what}" + (f" without {', '.join(missing)}" if missing else "")

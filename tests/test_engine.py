@@ -203,6 +203,37 @@ def test_read_only_command_skips_the_search(live: Path) -> None:
     assert b"untracked junk" in out.stdout
 
 
+def held_reason(out: subprocess.CompletedProcess) -> str:
+    """The reason of a hold the engine answered (Claude Code's deny), or "" when the call passed."""
+    if out.returncode != 0 or not out.stdout.strip():
+        return ""
+    spec = json.loads(out.stdout).get("hookSpecificOutput") or {}
+    return str(spec.get("permissionDecisionReason") or "") if spec.get("permissionDecision") == "deny" else ""
+
+
+def test_a_lesson_whose_mistake_was_a_look_holds_that_look(home: Path) -> None:
+    # `kubectl get pods` against the default context reached the wrong cluster: the mistake is
+    # itself read-only, and read-only calls skip the search. The hold index says a lesson is
+    # about this look, so this one is searched and held; other looks still skip the search.
+    hold = {"TWICESHY_RETRIEVAL__WARN": "hold"}  # the index is kept in hold mode (the default)
+    start_engine(home, **hold)
+    taught = subprocess.run(
+        [PY, "-m", "twiceshy", "learn", "--trigger", "kubectl get pods -n shop",
+         "shop's kubeconfig has no default context: always pass --context shop-staging "
+         "(kubectl --context shop-staging get pods -n shop)"],
+        env=env_for(home, **hold), capture_output=True, text=True, timeout=90, cwd=str(home),
+    )  # fmt: skip
+    assert taught.returncode == 0, taught.stderr
+    out = hook(home, "PreToolUse", pre_tool("kubectl get pods -n shop", session="look-1"), **hold)
+    reason = held_reason(out)
+    assert reason.startswith("Held once") and "--context" in reason, (out.stdout, out.stderr)
+    for fine in ("kubectl --context shop-staging get pods -n shop", "kubectl config get-contexts"):
+        out = hook(home, "PreToolUse", pre_tool(fine, session="look-2"), **hold)
+        assert (out.returncode, held_reason(out)) == (0, ""), (fine, out.stdout)
+    out = hook(home, "PreToolUse", pre_tool("git status && git diff --stat", session="look-3"), **hold)
+    assert (out.returncode, out.stdout) == (0, b"")
+
+
 def test_post_tool_is_acked_then_applied_in_background_and_logged(live: Path) -> None:
     hook(live, "PreToolUse", pre_tool("make test", session="bg"))
     out = hook(live, "PostToolUse", post_tool("make test", session="bg"))

@@ -247,3 +247,27 @@ def test_check_is_microseconds() -> None:
             m.check(sig, "Bash", payload)
     per_check_ms = (time.thread_time() - start) / 4000 * 1000
     assert per_check_ms < 2.0, per_check_ms  # typically ~0.02 ms
+
+
+def test_a_global_option_set_by_the_environment_is_the_fix() -> None:
+    from twiceshy.hooks.match import check
+
+    sig = {"v": 1, "kind": "command", "program": "aws", "absent": ["--profile"], "looks": True}
+    assert check(sig, "Bash", {"command": "aws s3 ls s3://bucket/"})[0]
+    assert not check(sig, "Bash", {"command": "aws s3 ls s3://bucket/ --profile dev"})[0]
+    assert not check(sig, "Bash", {"command": "AWS_PROFILE=dev aws s3 ls s3://bucket/"})[0]
+    # A subcommand that only touches local configuration uses no account at all.
+    assert not check(sig, "Bash", {"command": "aws configure list"})[0]
+    kube = {"v": 1, "kind": "command", "program": "kubectl", "absent": ["--context"], "looks": True}
+    assert check(kube, "Bash", {"command": "kubectl -n shop logs deploy/api"})[0]
+    assert not check(kube, "Bash", {"command": "kubectl config get-contexts"})[0]
+    # With a subcommand in the signature, the lesson is about that subcommand, local or not.
+    scoped = {
+        "v": 1,
+        "kind": "command",
+        "program": "kubectl",
+        "sub": ["config"],
+        "absent": ["--kubeconfig"],
+        "looks": True,
+    }
+    assert check(scoped, "Bash", {"command": "kubectl config view"})[0]

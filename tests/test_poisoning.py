@@ -458,3 +458,13 @@ def test_prohibitions_written_by_the_assistant_are_learned_and_shown(ctx, tmp_pa
     held = [e.text for e in exps if review.is_held(e)]
     assert len(exps) >= len(PROHIBITIONS) // 2, [e.text for e in exps]
     assert held == [], held
+
+
+def test_a_risky_part_the_failing_call_had_too_is_not_advice_the_lesson_adds() -> None:
+    from twiceshy.learning.review import classify
+
+    mistake = {"mistake": {"command": "mvn package -DskipTests"}}
+    kept = "`mvn package -DskipTests` failed (exit 1); `mvn -s settings.xml package -DskipTests -U` worked instead."
+    assert classify(kept, mistake) == []  # the agent's own choice, in both calls
+    added = "`mvn package` failed (exit 1); `mvn package -DskipTests` worked instead."
+    assert classify(added, {"mistake": {"command": "mvn package"}}) == ["disables tests or checks"]

@@ -21,6 +21,7 @@ from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 from twiceshy.engine.context import EngineContext, SessionState
 from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.plugin.hookspecs import hookimpl
+from twiceshy.recall.hold_index import look_may_hold
 from twiceshy.recall.ranking import (
     MATCH_BONUS,
     SIG_MIN_SIMILARITY,
@@ -192,8 +193,10 @@ def fix_of(cand: Candidate) -> str:
 
 @hookimpl
 def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
-    if event.read_only and ctx.config.get("hook", "readonly_skip"):
-        return None  # cannot mutate anything: no search (twiceshy.recall.readonly); other plugins still see it
+    if event.read_only and ctx.config.get("hook", "readonly_skip") and not look_may_hold(event):
+        # Cannot mutate anything: no search (twiceshy.recall.readonly); other plugins still see it.
+        # Unless a lesson's mistake was this very look (kubectl get against the wrong context).
+        return None
     cfg = ctx.config["retrieval"]
     session = ctx.session(event.session_id)
     candidates = find_candidates(ctx, event)

@@ -283,6 +283,9 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
 
 # Categories held even when phrased as a warning: there is no honest way to
 # warn "ignore previous instructions" into an agent's memory.
+# A mention that the failing call had too is not advice the lesson adds (only for these: a
+# destructive or injection-shaped step is held wherever it stands).
+_KEPT_FROM_THE_MISTAKE = frozenset({"disables tests or checks"})
 _ALWAYS_HELD = ("prompt-injection phrasing", "fork bomb")
 
 # Words right before a mention that make it a warning, not an instruction:
@@ -581,6 +584,10 @@ def classify(text: str, structured: dict[str, Any] | None = None) -> list[str]:
                 # The user's own correction: naming what went wrong ("never FLUSHALL here"), or
                 # telling the agent which destructive step is the right one ("FLUSHDB on db 2").
                 # Injection-shaped text (fetch-and-run, exfiltration) is held even from a user.
+                continue
+            if category in _KEPT_FROM_THE_MISTAKE and _names_mistake(match.group(0), mistakes):
+                # "`mvn package -DskipTests` failed; `mvn -s x.xml package -DskipTests` worked": the
+                # agent's own choice, in the call that failed too; the lesson does not bring it in.
                 continue
             if _flags_of_mistake(match.group(0), mistakes) and in_negated_parenthesis(text[:start]):
                 continue  # "never skip the hooks (git commit --no-verify)": the lesson's own mistake, forbidden

@@ -512,7 +512,11 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if global_option and any(a in EVERYWHERE_FLAGS for a in absent):
         global_option, toolchain = False, True  # "aws … --profile": every service, every subcommand
     if is_look(m):
-        strong = toolchain = global_option = False  # a lesson about a read-only call stays with its subcommand
+        # A lesson about a read-only call stays with its subcommand, unless what it lacked picks
+        # the account or cluster every call talks to ("kubectl get pods" without --context).
+        everywhere = toolchain and any(a in EVERYWHERE_FLAGS for a in absent)
+        strong = global_option = False
+        toolchain = everywhere
     if sub and not strong and not toolchain and not global_option:
         out["sub"] = sub
     elif sub and global_option:

@@ -33,6 +33,8 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twiceshy.recall.hold_index import look_may_hold
+
 if TYPE_CHECKING:
     from twiceshy.base.types import CoreEvent, Decision
     from twiceshy.engine.context import EngineContext
@@ -126,7 +128,7 @@ def _candidates(ctx: EngineContext, event: CoreEvent, fired: dict[str, str]) -> 
     from twiceshy.recall.outcomes import context_only, excepted
     from twiceshy.recall.ranking import SIG_MIN_SIMILARITY, event_project, lesson_signature, rank
 
-    if event.read_only and ctx.config.get("hook", "readonly_skip"):
+    if event.read_only and ctx.config.get("hook", "readonly_skip") and not look_may_hold(event):
         return []
     cfg = ctx.config["retrieval"]
     hits = ctx.store.search(event.action_text(), k=max(int(cfg["top_k"]), CANDIDATES), project=event_project(event))
@@ -217,7 +219,7 @@ def explain(
         "action": event.action_text(),
         "tool_name": event.tool_name,
         "agent": agent,
-        "read_only": bool(event.read_only),
+        "read_only": bool(event.read_only) and not look_may_hold(event),
         "retry_of_a_held_call": retry,
         "reason": decision.reason or "",
         "lessons": lessons,

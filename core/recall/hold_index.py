@@ -230,4 +230,18 @@ def attach(store: Any, config: Any, home: str | Path | None = None) -> HoldIndex
     return index
 
 
-__all__ = ["BUCKETS", "HoldIndex", "attach", "entry_for", "hold_text", "index_dir"]
+def look_may_hold(event: Any, home: str | Path | None = None) -> bool:
+    """Does a lesson whose mistake was itself a read-only call (``kubectl get pods`` against the
+    wrong cluster: ``looks`` in its signature) hold this read-only call? The engine skips the
+    search for read-only calls; this keeps that skip for every call no such lesson is about,
+    at the cost of a stat per shard the call's programs name."""
+    from twiceshy.hooks import match
+    from twiceshy.recall.ranking import event_project
+
+    hits = coldhold.find(
+        str(index_dir(home).parent), match, event.tool_name, event.tool_input or {}, lambda: event_project(event)
+    )
+    return any(isinstance(e.get("signature"), dict) and e["signature"].get("looks") for e in hits)
+
+
+__all__ = ["BUCKETS", "HoldIndex", "attach", "entry_for", "hold_text", "index_dir", "look_may_hold"]
