@@ -78,7 +78,7 @@ def shard_path(home, bucket):
     return os.path.join(index_dir(home), "%02d.json" % bucket)
 
 
-_shards = {}  # path -> (stat key, entries): the engine reads the index on every read-only call
+_shards: dict = {}  # path -> (stat key, entries): the engine reads the index on every read-only call
 
 
 def _read_shard(home, bucket):
