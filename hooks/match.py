@@ -118,6 +118,11 @@ _GROUP_PROGRAMS = {"docker", "podman", "aws", "gcloud", "az", "gh", "git", "uv",
 _HELP_FLAGS = {"--help", "-help", "-h", "--version", "-version", "--usage", "-?"}
 _HELP_WORDS = {"help", "version", "--version"}
 
+# Programs whose single-dash options are whole words, never bundles of letters: "mvn -am"
+# is --also-make, not -a -m; "go test -race", "terraform apply -auto-approve".
+SINGLE_DASH_LONG = frozenset(
+    {"mvn", "mvnw", "java", "javac", "go", "terraform", "tofu", "find", "gradle", "gradlew", "ffmpeg", "dotnet"}
+)
 # Shell steps that set up rather than do: never the "mistake" of a compound line.
 SETUP_PROGRAMS = {
     "cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true", "false", "echo", "printf", "sleep",
@@ -496,7 +501,8 @@ class Call:
                 break  # inline code: nothing further is an argument
             if word.startswith("-") and len(word) > 1 and not _is_number(word):
                 name, eq, value = word.partition("=")
-                if word.startswith("--") or len(name) > 2 and not (name[1:].isalpha() and len(name) <= 4):
+                whole = word.startswith("--") or len(name) > 2 and not (name[1:].isalpha() and len(name) <= 4)
+                if whole or prog in SINGLE_DASH_LONG and len(name) > 2:
                     self._flag(name)
                     if eq:
                         self._value(name, value)
@@ -646,6 +652,8 @@ def parse_command(command: str) -> list[Call]:
         call.tokens.update(before)
         if call.levels and call.outer not in _NOT_STEPS:
             before.append("pre:" + call.outer)
+            if call.outer in (".", "source"):
+                before.append("pre:" + ("source" if call.outer == "." else "."))  # one builtin, two names
     # ``post:<prog>`` for the commands after it (a fix that adds a step after).
     after: list[str] = []
     for call in reversed(calls):

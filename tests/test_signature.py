@@ -284,3 +284,37 @@ def test_placeholders_are_filled_from_the_mistake() -> None:
     assert named_as_mistake(text, at, at + len("dotnet test"))
     fix_at = text.index("dotnet test App.sln")
     assert not named_as_mistake(text, fix_at, fix_at + len("dotnet test App.sln"))
+
+
+def test_other_names_of_the_fix_are_the_fix() -> None:
+    # A long form of the flag the fix added, and the other name of `source`.
+    compose = sg.derive_command("docker compose up -d", "docker compose -f compose.ci.yaml up -d", why="")
+    assert hit(compose, "docker compose up -d --build")
+    assert not hit(compose, "docker compose --file compose.ci.yaml up -d")
+    pull = sg.derive_command("git pull", "git pull --rebase origin main", why="exit 128")
+    assert hit(pull, "git pull origin main") and not hit(pull, "git pull -r")
+    step = sg.derive_command("./scripts/smoke.sh", "source scripts/env.sh staging && ./scripts/smoke.sh", why="")
+    assert hit(step, "./scripts/smoke.sh -v")
+    assert not hit(step, ". scripts/env.sh prod; ./scripts/smoke.sh -v")
+
+
+def test_single_dash_options_of_java_and_go_tools_are_whole_words() -> None:
+    sig = sg.derive_command("./mvnw -pl web test", "./mvnw -pl web -am test", why="tests failed")
+    assert sig is not None and hit(sig, "./mvnw -pl api test")
+    assert not hit(sig, "./mvnw -pl api -am test")
+    assert not hit(sig, "./mvnw -pl api -am -ntp test")
+
+
+def test_a_trigger_that_is_the_advised_call_teaches_the_call_without_what_it_adds() -> None:
+    # A marker line's example is often the fix: "always add -am, e.g. ./mvnw -pl web -am test".
+    sig = sg.derive_from_trigger(
+        "./mvnw -pl web -am test",
+        "`-pl <module>` alone fails here; always add -am (also-make), e.g. ./mvnw -pl web -am test.",
+    )
+    assert hit(sig, "./mvnw -pl web test") and not hit(sig, "./mvnw -pl web -am test")
+    # A flag the advice gives another value is not the trigger as it is.
+    values = sg.derive_from_trigger(
+        "helm upgrade web charts/web -f values-prod.yaml",
+        "pass -f charts/web/values-<env>.yaml, not -f values-<env>.yaml.",
+    )
+    assert hit(values, "helm upgrade web charts/web -f values-prod.yaml")

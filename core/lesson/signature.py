@@ -51,7 +51,14 @@ from twiceshy.lesson.code_tokens import tok_regex as _tok_regex
 # Long flag <-> short flag, per program family ("git push -f" is "--force").
 FLAG_ALIASES: dict[str, dict[str, str]] = {
     "*": {"--verbose": "-v", "--quiet": "-q"},
-    "git": {"--force": "-f", "--interactive": "-i", "--message": "-m", "--all": "-a", "--delete": "-d"},
+    "git": {
+        "--force": "-f",
+        "--interactive": "-i",
+        "--message": "-m",
+        "--all": "-a",
+        "--delete": "-d",
+        "--rebase": "-r",
+    },
     "docker": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d", "--interactive": "-i"},
     "podman": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d"},
     "kubectl": {"--namespace": "-n", "--filename": "-f", "--kustomize": "-k", "--container": "-c", "--selector": "-l"},
@@ -239,7 +246,7 @@ def derive_command(
         sig = _delta(m, f, common, why if named_drops_only else None) if common else _cross(m, f, why)
     if sig is None:
         return None
-    sig = {"v": SIG_VERSION, "kind": "command", **sig}
+    sig = _known_aliases({"v": SIG_VERSION, "kind": "command", **sig})
     if is_look(m) or sig.get("looks"):
         sig["looks"] = True  # the mistake was itself a read-only call (kubectl logs …)
     if fix:
@@ -249,6 +256,19 @@ def derive_command(
         return None
     if fix and check(sig, "Bash", {"command": fix})[0]:
         return None
+    return sig
+
+
+def _known_aliases(sig: dict[str, Any]) -> dict[str, Any]:
+    """Each plain flag of ``present``/``absent`` also as its other name (``-f|--file``): the
+    fix written with the long form is the fix too."""
+    program = str(sig.get("program") or "")
+    for key in ("present", "absent"):
+        items = sig.get(key)
+        if items:
+            sig[key] = [
+                flag_item(i, program) if isinstance(i, str) and _is_flag(i) and "|" not in i else i for i in items
+            ]
     return sig
 
 
@@ -1182,7 +1202,7 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     the mistake (:func:`advice_guard`)."""
     sig = _derive_from_trigger(trigger, text)
     if sig is not None and sig.get("kind") == "command":
-        sig = advice_guard(_with_listed_aliases(sig, text), (trigger or "").strip(), text)
+        sig = _known_aliases(advice_guard(_with_listed_aliases(sig, text), (trigger or "").strip(), text))
     return sig
 
 
@@ -1251,6 +1271,36 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         return sig
     guarded = {**sig, "absent": absent + extra[:4]}
     return guarded if check(guarded, "Bash", {"command": mistake})[0] else sig
+
+
+_ADD_FLAG_RE = re.compile(
+    r"(?i)\b(?:add|adding|pass|passing|always\s+use|use|include|with|needs?|requires?)\s+[`'\"]?(-{1,2}[A-Za-z][\w-]*)"
+    r"(?:[ =]([^\s,;()`'\"]+))?"
+)
+
+
+def _trigger_is_the_fix(trigger: str, call: Call, text: str) -> dict[str, Any] | None:
+    """The advice says to add a flag the trigger already has: the trigger is the fix."""
+    have = _flag_values(call)
+    flags = []
+    for m in _ADD_FLAG_RE.finditer(text or ""):
+        flag, value = m.group(1), m.group(2) or ""
+        if flag not in call.tokens or _negated(text[: m.start()]):
+            continue
+        if value and value.lower() not in _ENGLISH and have.get(flag, value) != value:
+            continue  # "pass -f charts/x/values.yaml": another value, not the trigger's flag as it is
+        flags.append(flag)
+    if not flags:
+        return None
+    try:
+        words = shlex.split(trigger)
+    except ValueError:
+        return None
+    without = [w for w in words if w.split("=", 1)[0] not in flags]
+    if len(without) == len(words):
+        return None
+    sig = derive_command(" ".join(quote(w) for w in without), trigger, why=text, named_drops_only=True)
+    return sig if sig and not check(sig, "Bash", {"command": trigger})[0] else None
 
 
 def _flag_values(call: Call) -> dict[str, str]:
@@ -1342,6 +1392,11 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     if call is None or not call.levels or call.help:
         return None
     prog = call.program
+    # The trigger is the advised call itself ("always add -am, e.g. ./mvnw -pl web -am test", a
+    # marker line's example): the mistake is that call without what the advice says to add.
+    sig = _trigger_is_the_fix(trigger, call, text)
+    if sig:
+        return sig
     # A fix named in the advice, running the same program: contrast with it.
     starts = {p for p, _ in call.levels} | {"uv", "poetry", "pnpm", "yarn", "npx", "python", "python3", "bundle"}
     mine = {t for t in call.tokens if not t.startswith(("exe:", "prog:"))}
