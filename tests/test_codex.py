@@ -389,6 +389,25 @@ def test_rollout_without_ui_events_falls_back_but_filters_injected(tmp_path: Pat
     assert patch.source == "tool_call" and patch.tool_input["file_path"] == "a.py"
 
 
+def test_a_call_rejected_at_the_approval_prompt_is_a_rejection(tmp_path: Path):
+    from twiceshy.learning.extractors import pair_steps, rejection_reason
+
+    call = {"cmd": "kubectl apply -f k8s/base/", "workdir": "/w"}
+    lines = [
+        {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command", "call_id": "c1",
+                                              "arguments": json.dumps(call)}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1",
+                                              "output": "exec command rejected by user"}},
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    entries = transcript.read_transcript(path)
+    result = [e for e in entries if e.source == "tool_result"][0]
+    assert result.is_error  # it never ran: not a call that worked
+    steps = [s for s in pair_steps(entries) if s.result is not None]
+    assert steps and rejection_reason(steps[0]) == ""  # a plain rejection, no typed reason
+
+
 def test_compressed_rollout_reads_as_empty(tmp_path: Path):
     path = tmp_path / "rollout-x.jsonl.zst"
     path.write_bytes(b"\x28\xb5\x2f\xfd")

@@ -467,6 +467,7 @@ _FAMILIES = (
 _REJECT_CUES = (
     "rejected by the user", "the user rejected", "user rejected", "denied by the user", "the user denied",
     "user declined", "declined by the user", "the user doesn't want to proceed", "tool use was rejected",
+    "rejected by user", "denied by user", "declined by user",  # Codex: "exec command rejected by user"
 )  # fmt: skip
 _REASON_MARKERS = ("the user said:", "user said:", "with the reason:", "reason:", "user feedback:")
 

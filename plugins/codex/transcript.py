@@ -64,6 +64,8 @@ _INJECTED_PREFIXES = (
 )
 
 _EXIT_CODE = re.compile(r"Process exited with code (-?\d+)")
+# What Codex writes as the output of a call the user rejected at the approval prompt.
+_REJECTED = re.compile(r"\s*(?:exec command|patch) rejected by user", re.I)
 
 
 def _texts(content: Any, kinds: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
@@ -131,6 +133,8 @@ def _output_text(output: Any) -> tuple[str, bool]:
     match = _EXIT_CODE.search(text)
     if match and int(match.group(1)) != 0:
         is_error = True
+    if _REJECTED.match(text):
+        is_error = True  # the user said no: the call never ran
     return text, is_error
 
 
