@@ -612,11 +612,12 @@ class Call:
         level = next(k for k, (p, _) in enumerate(self.levels) if p == program)
         # Skip words that may be a flag's value ("docker compose --profile dev up").
         plain = [w for k, w in enumerate(words) if (level, k) not in self.flagvals]
-        if plain and _bare(plain[0]):
+        dotted = program in DOTTED_TASKS
+        if plain and _bare(plain[0], dotted):
             words = plain
         out = []
         for word in words:
-            if not _bare(word):
+            if not _bare(word, dotted):
                 break
             out.append(word.lower())
             limit = depth or (2 if (program in _GROUP_PROGRAMS and out[0] in _GROUPS) else 1)
@@ -625,8 +626,13 @@ class Call:
         return out
 
 
-def _bare(word: str) -> bool:
-    return bool(word) and word[0].isalpha() and all(c.isalnum() or c in "-_:" for c in word) and ":" not in word[:1]
+# Programs whose tasks are dotted names ("mix ecto.reset", "mix phx.server"): a subcommand.
+DOTTED_TASKS = frozenset({"mix"})
+
+
+def _bare(word: str, dotted: bool = False) -> bool:
+    allowed = "-_:." if dotted else "-_:"
+    return bool(word) and word[0].isalpha() and all(c.isalnum() or c in allowed for c in word) and ":" not in word[:1]
 
 
 def _is_number(word: str) -> bool:

@@ -318,3 +318,18 @@ def test_a_trigger_that_is_the_advised_call_teaches_the_call_without_what_it_add
         "pass -f charts/web/values-<env>.yaml, not -f values-<env>.yaml.",
     )
     assert hit(values, "helm upgrade web charts/web -f values-prod.yaml")
+
+
+def test_taught_steps_tasks_and_flags_of_other_subcommands() -> None:
+    # A setup step the advice says to run first, written in prose with a placeholder.
+    step = sg.derive_from_trigger(
+        "./scripts/e2e.sh",
+        "e2e.sh reads API_URL from the environment; always source scripts/env.sh <env> before running it.",
+    )
+    assert hit(step, "./scripts/e2e.sh --suite api")
+    assert not hit(step, "source scripts/env.sh staging && ./scripts/e2e.sh --suite api")
+    # mix tasks are dotted names; a flag the advice gives another task is not the fix of this one.
+    reset = sg.derive_from_trigger(
+        "mix ecto.reset", "never mix ecto.reset here (hand-made data); fix migrations with mix ecto.rollback --step 1."
+    )
+    assert hit(reset, "mix ecto.reset") and not hit(reset, "mix ecto.migrate") and not hit(reset, "mix test")

@@ -39,6 +39,7 @@ from twiceshy.hooks.match import (
     is_look,
     norm_value,
     parse_command,
+    program_name,
 )
 from twiceshy.lesson import code_advice
 from twiceshy.lesson.advice import fill_placeholders, is_placeholder, named_as_mistake
@@ -1330,7 +1331,7 @@ def _contrast(trigger: str, call: Call, fix: str, text: str) -> dict[str, Any] |
     lone = pick_call(fix) if len(words) == 1 else None
     if lone is not None and lone.program == call.program and call.argv:
         filled = [words[0], *call.argv[1:]]  # ".venv/bin/pip": the trigger, run from that path
-    used = " ".join(quote(w) for w in filled) if filled else fix
+    used = " ".join(w if w in ("&&", "||", ";", "|") else quote(w) for w in filled) if filled else fix
     sig = derive_command(trigger, used, why=text, named_drops_only=True)
     if sig and filled:
         sig["fix"] = " ".join(fix.split())[:200]
@@ -1357,6 +1358,9 @@ def _other_program_fixes(text: str, call: Call, trigger: str) -> list[str]:
     spans = [(m.start(1), m.group(1)) for m in _BACKTICK_RE.finditer(text or "")]
     spans += [(text.find(c), c) for c in prose_commands(text) if text.find(c) >= 0]
     for at, span in sorted(spans):
+        lead = re.search(r"(?:^|[\s`(])(source|\.)\s+$", text[max(0, at - 10) : at])
+        if lead:  # "source scripts/env.sh <env>": the run of prose words started after the builtin
+            span, at = f"{lead.group(1)} {span}", at - len(lead.group(0).lstrip("`( ")) - 0
         fcall = pick_call(span)
         if fcall is None or not fcall.levels or fcall.help or fcall.program == call.program:
             continue
@@ -1583,6 +1587,22 @@ def prose_commands(text: str) -> list[str]:
     return out
 
 
+def _flag_of_another_subcommand(raw: list[str], k: int, program: str, msub: list[str]) -> bool:
+    """The flag at ``raw[k]`` follows "<program> <another subcommand>" in the same clause of
+    the advice ("mix ecto.rollback --step 1" for a "mix ecto.reset" mistake)."""
+    if not msub:
+        return False
+    for j in range(k - 1, max(-1, k - 5), -1):
+        if raw[j].endswith((";", ".", ")", ":", ",")) and j < k - 1:
+            return False  # another clause
+        if program_name(raw[j].strip("`'\"(")) == program:
+            nxt = raw[j + 1].strip("`'\".,;:()") if j + 1 < k else ""
+            if not nxt or nxt.startswith("-") or not nxt[:1].isalpha():
+                return False
+            return msub[0] not in re.split(r"[/,|]", nxt.lower())  # "aws logs/lambda": logs or lambda
+    return False
+
+
 def advice_fix(mistake: str, text: str) -> str | None:
     """The mistaken call as the advice ``text`` would have it: the flags it
     says to pass added, the values it gives set ("always pass --region
@@ -1594,9 +1614,12 @@ def advice_fix(mistake: str, text: str) -> str | None:
     raw = text.split()
     words = [w.strip("`'\".,;:()[]") for w in raw]
     pairs: dict[str, str] = {}
+    msub = call.sub(call.program)[:1]
     for k, word in enumerate(words):
         if not _ADVICE_FLAG_RE.match(word) or _negated(" ".join(words[max(0, k - 6) : k])):
             continue
+        if _flag_of_another_subcommand(raw, k, call.program, msub):
+            continue  # "mix ecto.rollback --step 1": not a flag of the trigger's "mix ecto.reset"
         if in_negated_parenthesis(" ".join(raw[:k])):
             continue
         flag, eq, value = word.partition("=")
