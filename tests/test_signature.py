@@ -333,3 +333,13 @@ def test_taught_steps_tasks_and_flags_of_other_subcommands() -> None:
         "mix ecto.reset", "never mix ecto.reset here (hand-made data); fix migrations with mix ecto.rollback --step 1."
     )
     assert hit(reset, "mix ecto.reset") and not hit(reset, "mix ecto.migrate") and not hit(reset, "mix test")
+
+
+def test_a_changed_call_of_a_module_keeps_the_module() -> None:
+    # yaml.load -> yaml.safe_load: json.load( in the same file is not the mistake.
+    sig = sg.derive_code("        raw = yaml.load(f)\n", "        raw = yaml.safe_load(f)\n", "app/config.py")
+    assert edit_hit(sig, "app/rules.py", "    data = yaml.load(fh)\n")
+    assert not edit_hit(sig, "app/rules.py", "    data = json.load(fh)\n")
+    assert not edit_hit(sig, "app/rules.py", "    data = yaml.safe_load(fh)\n")
+    # Brought in by the edit: json.load( in the old text does not hide it.
+    assert edit_hit(sig, "app/config.py", "        raw = yaml.load(f)\n", old="        raw = json.load(f)\n")

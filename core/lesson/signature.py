@@ -636,17 +636,25 @@ def glob_for(path: str) -> str:
     return "|".join(f"*.{e}" for e in family)
 
 
-def _pattern(tokens: list[str], keep: set[str], shared: frozenset[str] | set[str] = frozenset()) -> str:
+def _pattern(
+    tokens: list[str],
+    keep: set[str],
+    shared: frozenset[str] | set[str] = frozenset(),
+    modules: frozenset[str] | set[str] = frozenset(),
+) -> str:
     """A regex for a token window. Identifiers stay literal when the fix
     removed them (``keep``), when they are keywords, member names (after
     ``.``/``::``) or called (before ``(``); other names (locals) become ``\\w+``.
     A member or called name the fix uses too (``shared``: ``status()`` in
     ``status() == "PAID"`` -> ``"PAID".equals(status())``) is the code's own
-    name, not what was wrong: it becomes ``\\w+`` as well."""
+    name, not what was wrong: it becomes ``\\w+`` as well. A module the code calls a
+    changed member of (``modules``: ``yaml`` in ``yaml.load(`` -> ``yaml.safe_load(``) stays:
+    ``json.load(`` is not that mistake."""
     parts = []
     for k, tok in enumerate(tokens):
         literal = (
             tok in keep
+            or (tok in modules and k + 2 < len(tokens) and tokens[k + 1] == "." and tokens[k + 2] in keep)
             or tok in KEYWORDS
             or tok not in shared
             and ((k > 0 and tokens[k - 1] in (".", "::", "?.")) or (k + 1 < len(tokens) and tokens[k + 1] == "("))
@@ -688,6 +696,20 @@ def _callee(bt: list[str], lines: list[int], i: int) -> tuple[int, int] | None:
     return None
 
 
+# Modules and global objects code calls into: a changed member of one is that module's API.
+MODULE_NAMES = frozenset(
+    {
+        "os", "sys", "re", "json", "yaml", "pickle", "time", "datetime", "subprocess", "random", "math", "shutil",
+        "logging", "requests", "np", "pd", "torch", "hashlib", "tempfile", "asyncio", "threading", "socket",
+        "urllib", "csv", "sqlite3", "uuid", "base64", "JSON", "Math", "Date", "Object", "Array", "Promise",
+        "console", "process", "fs", "path", "crypto", "axios", "Buffer", "Number", "String", "fmt", "strings",
+        "strconv", "errors", "http", "ioutil", "io", "filepath", "sort", "sync", "context", "log", "rand",
+        "Integer", "Arrays", "Collections", "Objects", "System", "LocalDate", "Instant", "Files", "Paths",
+        "Optional", "File", "Time", "YAML", "Dir", "Kernel", "std", "mem", "ptr", "thread",
+    }
+)  # fmt: skip
+
+
 def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
     """The signature of a code mistake: what the fix removed from ``bad``, as
     a regex over the new content of an edit to a file of the same language.
@@ -706,6 +728,15 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
         return None
     good_words = {t for t in gt if _IDENT_RE.match(t)}
     keep = {t for t in bt if _IDENT_RE.match(t) and t not in good_words and t not in KEYWORDS}
+    # Modules and globals the code calls into (only ever "name." in it, and imported or
+    # well known), not the reader's locals: "yaml" of "yaml.load(" is part of the mistake.
+    imported = set(re.findall(r"(?m)^\s*(?:import|from)\s+([A-Za-z_]\w*)", f"{bad}\n{good}"))
+    modules = {
+        t
+        for t in set(bt)
+        if (t in MODULE_NAMES or t in imported)
+        and all(j + 1 < len(bt) and bt[j + 1] == "." for j, u in enumerate(bt) if u == t)
+    }
     ops = [op for op in difflib.SequenceMatcher(None, bt, gt, autojunk=False).get_opcodes() if op[0] != "equal"]
     glob = glob_for(path)
     best: tuple[float, dict[str, Any]] | None = None
@@ -767,7 +798,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 window = bt[lo:hi]
                 if any(lines[k] not in line_set for k in range(lo, hi)):
                     continue
-                pat = _pattern(window, keep)
+                pat = _pattern(window, keep, modules=modules)
                 anchored = bool(re.search(r"(?<!\\)\\b[A-Za-z_]", pat))  # a literal name in it
                 if not anchored and (len(window) < 5 or lo >= i1 or hi <= max(i2, i1)):
                     continue  # punctuation alone needs context on both sides
@@ -778,6 +809,9 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                     score -= 1.0  # stops inside a member chain or before a call's parenthesis
                 if lo > 0 and _IDENT_RE.match(bt[lo]) and bt[lo - 1] in (".", "::", "?."):
                     score -= 0.5  # "dict(" without its "." would also match the builtin dict()
+                start = lo + 1 if bt[lo] == "." else lo
+                if start >= 2 and bt[start - 1] == "." and bt[start - 2] in modules and bt[start] in keep:
+                    score -= 1.0  # ".load(" / "load(" without "yaml" is json.load( too
                 literal_at = [k for k, t in enumerate(window) if t in keep]
                 if literal_at:
                     trailing = window[literal_at[-1] + 1 :]
@@ -785,7 +819,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                         score -= 0.4 * len(trailing)  # "#![allow(dead_code" also catches "dead_code, x)"
                 consider(score, [pat], [], " ".join(window))
                 # The same shape with the names the fix keeps left out: the mistake in other code.
-                general = _pattern(window, keep, good_words)
+                general = _pattern(window, keep, good_words, modules)
                 if general != pat and len(window) >= 4 and re.search(r"[^\\w\s()*+?|]{1,3}|\"|'", general):
                     consider(score + 0.2, [general], [], " ".join(window))
     if best is None:
