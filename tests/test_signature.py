@@ -343,3 +343,34 @@ def test_a_changed_call_of_a_module_keeps_the_module() -> None:
     assert not edit_hit(sig, "app/rules.py", "    data = yaml.safe_load(fh)\n")
     # Brought in by the edit: json.load( in the old text does not hide it.
     assert edit_hit(sig, "app/config.py", "        raw = yaml.load(f)\n", old="        raw = json.load(f)\n")
+
+
+def test_what_a_taught_lesson_forbids_in_a_compound_or_negated_form() -> None:
+    # The step of a compound trigger the advice forbids, and the flag's other name.
+    down = sg.derive_from_trigger(
+        "docker compose down -v && docker compose up -d",
+        "never docker compose down -v / --volumes: the db volume holds the only snapshot; plain docker compose down.",
+    )
+    assert hit(down, "docker compose down --volumes --remove-orphans")
+    assert not hit(down, "docker compose down") and not hit(down, "docker compose up -d")
+    # "never … with --x; always pass --no-x": --x is the mistake, --no-x the fix.
+    auth = sg.derive_from_trigger(
+        "gcloud run deploy api --source . --allow-unauthenticated",
+        "never gcloud run deploy with --allow-unauthenticated (bypasses IAP); always pass --no-allow-unauthenticated.",
+    )
+    assert hit(auth, "gcloud run deploy worker --image x --allow-unauthenticated")
+    assert not hit(auth, "gcloud run deploy worker --image x --no-allow-unauthenticated")
+    assert not hit(auth, "gcloud builds submit --tag x .")
+    # A bundle of flags the trigger has is nothing new ("git clean -fd" after "-fdx").
+    clean = sg.derive_from_trigger(
+        "git clean -fdx", "never git clean -x here; preview with git clean -n, then git clean -fd."
+    )
+    assert hit(clean, "git clean -xdf") and not hit(clean, "git clean -fd") and not hit(clean, "git clean -n -d")
+
+
+def test_a_dockerfile_instruction_is_a_pattern_over_dockerfiles() -> None:
+    sig = sg.derive_from_trigger("FROM node:latest", "pin base images to an exact tag; never FROM <image>:latest.")
+    assert sig is not None and sig["kind"] == "edit"
+    assert edit_hit(sig, "worker/Dockerfile", "FROM python:latest AS base\n")
+    assert not edit_hit(sig, "Dockerfile", "FROM node:20.12-bookworm-slim\n")
+    assert not edit_hit(sig, "app/config.py", 'IMAGE = "FROM node:latest"\n')

@@ -80,6 +80,7 @@ def _structural(tok: str) -> bool:
 
 def _fragment_regex(fragment: str) -> str | None:
     """A forbidden fragment as a regex: single letters and ``…X`` names are placeholders."""
+    fragment = re.sub(r"<[^<>\s]{1,30}>", " … ", fragment)  # "FROM <image>:latest": any image
     toks = code_tokens(fragment.replace("…", " … ").replace("...", " … "))
     if not toks:
         return None
@@ -91,7 +92,7 @@ def _fragment_regex(fragment: str) -> str | None:
             parts.append(r"\w+")
         elif _is_word(tok) and len(tok) > 2 and tok.endswith("X") and tok[-2].islower():
             parts.append(r"\b" + re.escape(tok[:-1]) + r"\w*")  # store.ErrX: any Err… name
-        elif _is_word(tok) and tok.lower() in _PROSE:
+        elif _is_word(tok) and tok in _PROSE:
             return None  # a sentence, not code
         else:
             parts.append(tok_regex(tok, True))
@@ -105,8 +106,8 @@ def _code_like(fragment: str) -> bool:
     toks = code_tokens(fragment)
     if not toks or fragment.count("(") != fragment.count(")") or ": " in fragment:
         return False
-    if any(_is_word(t) and t.lower() in _PROSE for t in toks):
-        return False
+    if any(_is_word(t) and t in _PROSE for t in toks):
+        return False  # lower-case prose words ("FROM", SQL's "IN" are code)
     if len(toks) == 1:
         return toks[0] in ("==", "!=", "===", "!==")  # "never ==": the operator is the mistake
     for a, b in zip(toks, toks[1:]):
@@ -128,7 +129,7 @@ def forbidden_fragments(text: str) -> list[str]:
         for piece in re.split(r"\s+/\s+|\s+or\s+|,\s+", outer) + inner:
             words = piece.strip().strip(".,").split()
             # Leading prose goes ("compare with ==" -> "=="); a name of the code stays ("err == …").
-            while words and words[0].lower().strip(".,") in _PROSE:
+            while words and words[0].strip(".,") in _PROSE:  # lower-case only: "FROM" is code
                 words = words[1:]
             while (
                 len(words) > 1

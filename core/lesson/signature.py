@@ -1237,7 +1237,8 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     the mistake (:func:`advice_guard`)."""
     sig = _derive_from_trigger(trigger, text)
     if sig is not None and sig.get("kind") == "command":
-        sig = _known_aliases(advice_guard(_with_listed_aliases(sig, text), (trigger or "").strip(), text))
+        step = _forbidden_step((trigger or "").strip(), text)
+        sig = _known_aliases(advice_guard(_with_listed_aliases(sig, text), step, text))
     return sig
 
 
@@ -1281,7 +1282,7 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         flag = found.group(0)
         if flag in have or flag.startswith("---") or len(flag) < 3 or _negated(text[: found.start()]):
             continue
-        if _aliases(call.program).get(flag) in have or _listed_with(flag, have, text):
+        if _aliases(call.program).get(flag) in have or _listed_with(flag, have, text) or _bundle_of(flag, have):
             continue
         if flag not in absent and flag not in extra:
             extra.append(flag)
@@ -1314,14 +1315,34 @@ _ADD_FLAG_RE = re.compile(
 )
 
 
+def _forbidden_step(trigger: str, text: str) -> str:
+    """Of a compound trigger ("docker compose down -v && docker compose up -d"), the step the
+    advice forbids ("never docker compose down -v"); the trigger itself otherwise."""
+    steps = [c for c in parse_command(trigger) if c.levels and c.outer not in SETUP_PROGRAMS]
+    if len(steps) < 2:
+        return trigger
+    for step in steps:
+        words = [step.program, *step.sub(step.program)]
+        at = (text or "").find(" ".join(words))
+        if at >= 0 and (_negated(text[:at]) or _clause_forbids(text[:at])):
+            return " ".join(quote(w) for w in step.env + step.argv)
+    return trigger
+
+
+def _clause_forbids(before: str) -> bool:
+    """The clause a mention sits in says not to ("never gcloud run deploy with …")."""
+    clause = re.split(r"[.;:!?\n](?:\s|$)", before)[-1]
+    return re.search(r"(?i)\b(?:never|don'?t|do\s+not|avoid|not)\b", clause) is not None
+
+
 def _trigger_is_the_fix(trigger: str, call: Call, text: str) -> dict[str, Any] | None:
     """The advice says to add a flag the trigger already has: the trigger is the fix."""
     have = _flag_values(call)
     flags = []
     for m in _ADD_FLAG_RE.finditer(text or ""):
         flag, value = m.group(1), m.group(2) or ""
-        if flag not in call.tokens or _negated(text[: m.start()]):
-            continue
+        if flag not in call.tokens or _negated(text[: m.start()]) or _clause_forbids(text[: m.start()]):
+            continue  # "never gcloud run deploy with --allow-unauthenticated": the mistake named
         if value and value.lower() not in _ENGLISH and have.get(flag, value) != value:
             continue  # "pass -f charts/x/values.yaml": another value, not the trigger's flag as it is
         flags.append(flag)
@@ -1412,6 +1433,30 @@ def _other_program_fixes(text: str, call: Call, trigger: str) -> list[str]:
     return out[:4]
 
 
+DOCKERFILE_GLOB = "Dockerfile|Dockerfile.*|*.dockerfile|Containerfile"
+_DOCKERFILE_LINE_RE = re.compile(
+    r"\b(?:FROM|RUN|COPY|ADD|ENV|EXPOSE|CMD|ENTRYPOINT|WORKDIR|USER|ARG|HEALTHCHECK)\s+\S"
+)
+
+
+def _dockerfile_sig(trigger: str, text: str) -> dict[str, Any] | None:
+    """A Dockerfile instruction as the mistake ("FROM node:latest", or a sentence that forbids
+    one: "never FROM <image>:latest"): a pattern over edits of Dockerfiles."""
+    line = trigger.strip()
+    if not (_DOCKERFILE_LINE_RE.match(line) or re.search(r"(?i)\bdocker\s*file|\bbase images?\b", text + line)):
+        return None
+    found = code_advice.derive([line], text) if _DOCKERFILE_LINE_RE.match(line) else None
+    if found is None:
+        for frag in code_advice.forbidden_fragments(f"{line} {text}"):
+            if _DOCKERFILE_LINE_RE.match(frag):
+                found = code_advice.derive([frag], f"{line} {text}")
+                if found is not None:
+                    break
+    if found is None:
+        return None
+    return _advised_sig({"v": SIG_VERSION, "kind": "edit", "glob": DOCKERFILE_GLOB}, found)
+
+
 def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     trigger = (trigger or "").strip()
     m = _EDIT_TRIGGER_RE.match(trigger)
@@ -1422,10 +1467,14 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             if snippet
             else {"v": SIG_VERSION, "kind": "edit", "glob": path.rsplit("/", 1)[-1]}
         )
+    docker = _dockerfile_sig(trigger, text)
+    if docker is not None:
+        return docker
     if is_code_like(trigger):
         return derive_code_trigger(trigger, text)
     if not is_command_like(trigger):
         return None
+    trigger = _forbidden_step(trigger, text)
     call = pick_call(trigger)
     if call is None or not call.levels or call.help:
         return None
@@ -1518,7 +1567,7 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         flag = found.group(0)
         if flag in have or len(flag) < 2 or flag in extra or flag.startswith("-" * 3):
             continue
-        if _negated(text[: found.start()]) or _listed_with(flag, have, text):
+        if _negated(text[: found.start()]) or _listed_with(flag, have, text) or _bundle_of(flag, have):
             continue  # "never … (git commit --no-verify / -n)": another name of the mistake
         extra.append(flag)
     if extra:
@@ -1531,6 +1580,12 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         if not check(sig, "Bash", {"command": trigger})[0]:
             sig = derive_command(trigger, None, why=text, named_parts=False) or sig
     return sig
+
+
+def _bundle_of(flag: str, have: set[str]) -> bool:
+    """``-fd`` when the trigger has ``-f`` and ``-d`` (``git clean -fdx``): nothing new."""
+    body = flag[1:]
+    return not flag.startswith("--") and len(body) > 1 and body.isalpha() and all(f"-{c}" in have for c in body)
 
 
 def _flag_named(item: str, text: str) -> bool:
@@ -1654,6 +1709,11 @@ def advice_fix(mistake: str, text: str) -> str | None:
             continue
         if _flag_of_another_subcommand(raw, k, call.program, msub):
             continue  # "mix ecto.rollback --step 1": not a flag of the trigger's "mix ecto.reset"
+        before = " ".join(raw[:k])
+        if _clause_forbids(before) and not re.search(r"(?i)\b(?:use|pass|add|run|with|instead)\b[^;.]*$", before):
+            continue  # "never docker compose down -v / --volumes": the mistake's other name
+        if _listed_with(word.partition("=")[0], set(call.flags), text):
+            continue
         if in_negated_parenthesis(" ".join(raw[:k])):
             continue
         flag, eq, value = word.partition("=")
@@ -1677,7 +1737,11 @@ def advice_fix(mistake: str, text: str) -> str | None:
                 for i, w in enumerate(argv)
                 if w.startswith("-")
                 and "=" not in w
-                and any(flag.startswith(n + "-") for n in (w, _aliases(call.program).get(w, w)) if n.startswith("--"))
+                and any(
+                    flag.startswith(n + "-") or flag == "--no-" + n[2:]  # --force-with-lease, --no-allow-x
+                    for n in (w, _aliases(call.program).get(w, w))
+                    if n.startswith("--")
+                )
             }
             if longer:
                 argv = [
