@@ -374,3 +374,15 @@ def test_a_dockerfile_instruction_is_a_pattern_over_dockerfiles() -> None:
     assert edit_hit(sig, "worker/Dockerfile", "FROM python:latest AS base\n")
     assert not edit_hit(sig, "Dockerfile", "FROM node:20.12-bookworm-slim\n")
     assert not edit_hit(sig, "app/config.py", 'IMAGE = "FROM node:latest"\n')
+
+
+def test_a_taught_lesson_keeps_what_its_advice_names_of_the_trigger() -> None:
+    # "a no-cache build": --no-cache, named in prose, stays the mistake; without it the lesson
+    # held every docker call lacking --pull (2,000 such lessons in the noisy judgement store).
+    sig = sg.derive_from_trigger(
+        "docker compose build --no-cache api",
+        "A no-cache build of api re-downloads 2 GB of wheels; use --pull instead.",
+    )
+    assert hit(sig, "docker compose build --no-cache api")
+    for fine in ("docker build -t api:dev .", "docker builder prune -f", "docker compose up -d db"):
+        assert not hit(sig, fine), fine

@@ -1434,9 +1434,7 @@ def _other_program_fixes(text: str, call: Call, trigger: str) -> list[str]:
 
 
 DOCKERFILE_GLOB = "Dockerfile|Dockerfile.*|*.dockerfile|Containerfile"
-_DOCKERFILE_LINE_RE = re.compile(
-    r"\b(?:FROM|RUN|COPY|ADD|ENV|EXPOSE|CMD|ENTRYPOINT|WORKDIR|USER|ARG|HEALTHCHECK)\s+\S"
-)
+_DOCKERFILE_LINE_RE = re.compile(r"\b(?:FROM|RUN|COPY|ADD|ENV|EXPOSE|CMD|ENTRYPOINT|WORKDIR|USER|ARG|HEALTHCHECK)\s+\S")
 
 
 def _dockerfile_sig(trigger: str, text: str) -> dict[str, Any] | None:
@@ -1537,7 +1535,9 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             # stay part of the mistake ("mypy --install-types" without
             # --non-interactive, not every mypy call).
             alone = derive_command(trigger, None, why=text, named_parts=False) or {}
-            named = [item for item in alone.get("present") or [] if _flag_named(item, text)]
+            # What of the trigger the advice names: "a no-cache build of api" keeps --no-cache and
+            # api; "always pass -i … to ansible-playbook" keeps nothing of "site.yml --check".
+            named = [i for i in alone.get("present") or [] if _flag_named(i, text) or _operand_named(i, text)]
             if not sig.get("present") and named:
                 widened = {**sig, "present": named}
                 if (
@@ -1550,7 +1550,8 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
                 pruned = [p for p in sig["present"] if not str(p).startswith("-") or _flag_named(p, text)]
                 narrowed = {k: v for k, v in {**sig, "present": pruned}.items() if v or k != "present"}
                 if (
-                    check(narrowed, "Bash", {"command": trigger})[0]
+                    (narrowed.get("present") or narrowed.get("sub"))  # never down to every call of the program
+                    and check(narrowed, "Bash", {"command": trigger})[0]
                     and not check(narrowed, "Bash", {"command": advised})[0]
                 ):
                     sig = narrowed
@@ -1574,9 +1575,10 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
         sig["absent"] = extra[:4]
         # The trigger's other flags are one example of the call, unless the advice names them.
         present = [p for p in sig.get("present") or [] if not str(p).startswith("-") or _flag_named(p, text)]
-        sig["present"] = present
-        if not present:
-            sig.pop("present")
+        if present or sig.get("sub"):  # never down to every call of the program
+            sig["present"] = present
+            if not present:
+                sig.pop("present")
         if not check(sig, "Bash", {"command": trigger})[0]:
             sig = derive_command(trigger, None, why=text, named_parts=False) or sig
     return sig
@@ -1588,12 +1590,27 @@ def _bundle_of(flag: str, have: set[str]) -> bool:
     return not flag.startswith("--") and len(body) > 1 and body.isalpha() and all(f"-{c}" in have for c in body)
 
 
+def _operand_named(item: str, text: str) -> bool:
+    """Does the advice name a ``present`` operand (a word of the text)?"""
+    item = str(item)
+    if item.startswith(("-", "re:", "exe:", "prog:", "pre:", "post:", "env:", "via:", "run:")) or len(item) < 2:
+        return item.startswith(("exe:", "prog:", "via:", "run:", "env:"))  # how it runs: always kept
+    return re.search(rf"(?<![\w./-]){re.escape(item)}(?![\w/-])", text or "") is not None
+
+
 def _flag_named(item: str, text: str) -> bool:
     """Does the advice name the flag of a ``present`` item (any of its ``a|b`` forms)?"""
     for alt in str(item).split("|"):
         flag = alt.split("=", 1)[0]
         if flag.startswith("-") and re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text or ""):
             return True
+        name = flag.lstrip("-")
+        if (
+            flag.startswith("--")
+            and len(name) >= 4
+            and re.search(rf"(?i)(?<![\w-]){re.escape(name)}(?![\w-])", text or "")
+        ):
+            return True  # "a no-cache build": --no-cache, named in prose
     return False
 
 
