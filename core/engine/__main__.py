@@ -8,6 +8,7 @@ needs is imported before it.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
@@ -42,9 +43,11 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     code = main(sys.argv[1:])
-    # The engine has shut down cleanly (queues drained, logs flushed, lock released): skip the
+    # The engine has shut down cleanly (queues drained, logs flushed, lock released): run the
+    # exit handlers (the store's pending hit counts are written by one), then skip the
     # interpreter's teardown of Chroma's and onnxruntime's threads and modules, ~200 ms of
-    # `twiceshy engine stop`. Nothing is left to write; the store survives even a kill -9.
+    # `twiceshy engine stop`.
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
