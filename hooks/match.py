@@ -895,10 +895,12 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         if not _item_hit(str(item), call.tokens):
             return False, f"lacks {item}"
     absent = [str(a) for a in signature.get("absent") or []]
-    if absent and not sub and call.sub(program)[:1] and call.sub(program)[0].lower() in _LOCAL_SUBS.get(program, ()):
+    local = _LOCAL_SUBS.get(program)
+    first = call.sub(program)[:1] if absent and not sub and local else []
+    if first and local and first[0].lower() in local:
         # "kubectl config get-contexts" talks to no cluster: a lesson that every call needs
         # --context (a signature without a subcommand) is not about it.
-        return False, f"{program} {call.sub(program)[0]} is local"
+        return False, f"{program} {first[0]} is local"
     for item in absent:
         if _item_hit(item, call.tokens):
             return False, f"has {item} (the fix)"

@@ -145,9 +145,10 @@ def forbidden_fragments(text: str) -> list[str]:
     return out
 
 
-def advised_fragments(text: str) -> list[str]:
-    """Code the advice recommends: calls, dotted names and backticked spans not forbidden."""
-    forbidden = " ".join(forbidden_fragments(text))
+def advised_fragments(text: str, forbidden_found: list[str] | None = None) -> list[str]:
+    """Code the advice recommends: calls, dotted names and backticked spans not forbidden
+    (``forbidden_found``: :func:`forbidden_fragments` of ``text``, when the caller has it)."""
+    forbidden = " ".join(forbidden_fragments(text) if forbidden_found is None else forbidden_found)
     out = []
     for m in _ADVISED_RE.finditer(text or ""):
         frag = next(g for g in m.groups() if g)
@@ -228,7 +229,7 @@ def derive(lines: list[str], text: str) -> tuple[str, list[str], str] | None:
     lines = [ln.replace("...", "…") for ln in lines]
     code = "\n".join(lines)
     forbidden = forbidden_fragments(text)
-    advised = advised_fragments(text)
+    advised = advised_fragments(text, forbidden)
     forbidden_names = _names(forbidden)
     words = set(re.findall(r"[A-Za-z_]\w*", text or ""))
     # Named outside the advised form (a name only the fix uses is the code's own, "status" in

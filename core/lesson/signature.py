@@ -1415,7 +1415,7 @@ def _other_program_fixes(text: str, call: Call, trigger: str) -> list[str]:
     for at, span in sorted(spans):
         lead = re.search(r"(?:^|[\s`(])(source|\.)\s+$", text[max(0, at - 10) : at])
         if lead:  # "source scripts/env.sh <env>": the run of prose words started after the builtin
-            span, at = f"{lead.group(1)} {span}", at - len(lead.group(0).lstrip("`( ")) - 0
+            span, at = f"{lead.group(1)} {span}", at - len(lead.group(0).lstrip("`( "))
         fcall = pick_call(span)
         if fcall is None or not fcall.levels or fcall.help or fcall.program == call.program:
             continue
