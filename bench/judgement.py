@@ -5,6 +5,7 @@
     python bench/judgement.py --shape test_fix --json
     python bench/judgement.py --split sealed       # only the sealed split (default: both, side by side)
     python bench/judgement.py --split fresh        # only the fresh split
+    python bench/judgement.py --split fresh --crowd  # every incident in one project
 
 Four splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
 ``dev`` (tests/judgement/dev, written later by someone who had not read the matcher:
@@ -35,6 +36,7 @@ the same run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -46,8 +48,19 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from judgement import dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
-from judgement.spec import SHAPES  # noqa: E402
+from judgement.spec import SHAPES, Corpus  # noqa: E402
 from other_code import run_other_code  # noqa: E402
+
+CROWD_PROJECT = "crowd"
+
+
+def crowd(corpus: Corpus) -> Corpus:
+    """The same corpus with every incident and everyday call in one project: each lesson is
+    then eligible for every probe, so only its signature keeps it off another incident's calls
+    (the cross-incident holds a split of one project per incident never shows)."""
+    incidents = [dataclasses.replace(inc, project=CROWD_PROJECT) for inc in corpus.incidents]
+    everyday = [dataclasses.replace(e, project=CROWD_PROJECT) for e in corpus.everyday]
+    return Corpus(incidents=incidents, everyday=everyday)
 
 
 def _run_other_code(commit: str, argv: list[str]) -> int:
@@ -204,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--cold", action="store_true", help="also ask the hook client's offline answer (engine away) and compare"
     )
+    ap.add_argument(
+        "--crowd", action="store_true", help="every incident of a split in one project (cross-incident holds show)"
+    )
     ap.add_argument("--code", metavar="COMMIT", help="measure another commit's code (core/, plugins/, hooks/) instead")
     args = ap.parse_args(argv)
     if args.code:
@@ -226,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, str, h.ModeResult]] = []
     for split in chosen:
         corpus = splits[split]()
+        if args.crowd:
+            corpus = crowd(corpus)
         problems = corpus.check()
         if problems:
             raise SystemExit(f"{split} corpus problems:\n" + "\n".join(problems))

@@ -386,3 +386,36 @@ def test_a_taught_lesson_keeps_what_its_advice_names_of_the_trigger() -> None:
     assert hit(sig, "docker compose build --no-cache api")
     for fine in ("docker build -t api:dev .", "docker builder prune -f", "docker compose up -d db"):
         assert not hit(sig, fine), fine
+
+
+def test_a_fix_that_awaits_holds_the_blocking_call_only_in_async_code() -> None:
+    bad = "async def fetch_all(session):\n    while pending(session):\n        time.sleep(2)\n"
+    good = "async def fetch_all(session):\n    while pending(session):\n        await asyncio.sleep(2)\n"
+    sig = sg.derive_code(bad, good, "crawler/fetch.py")
+    assert sig is not None and "sleep" in sig["pattern"]  # "time." alone is every member of time
+    assert edit_hit(sig, "crawler/poll.py", "async def poll(q):\n    time.sleep(5)\n    return await q.get()\n")
+    assert not edit_hit(sig, "crawler/poll.py", "async def poll(q):\n    await asyncio.sleep(5)\n")
+    # A plain script sleeping between retries is not the mistake; nor is another member of time.
+    assert not edit_hit(sig, "scripts/wait.py", "def wait():\n    for _ in range(9):\n        time.sleep(1)\n")
+    assert not edit_hit(sig, "crawler/poll.py", "async def poll(q):\n    started = time.monotonic()\n")
+
+
+def test_lines_the_fix_only_added_give_no_pattern_of_where_they_went() -> None:
+    # The fix added a line between two others: "] def" (any method after any subscript) is not
+    # the mistake, and a migration that never needed the line must not be held.
+    bad = "class AddSlugToPosts < Migration[6.0]\n  def change\n    add_column :posts, :slug\n  end\nend\n"
+    good = "class AddSlugToPosts < Migration[6.0]\n  safety_assured!\n\n  def change\n    add_column :posts, :slug\n  end\nend\n"
+    sig = sg.derive_code(bad, good, "db/migrate/1_add_slug.rb")
+    other = "class AddBodyToPosts < Migration[6.0]\n  def change\n    add_column :posts, :body\n  end\nend\n"
+    assert not edit_hit(sig, "db/migrate/2_add_body.rb", other)
+
+
+def test_a_generalised_pattern_keeps_a_name_or_an_operator() -> None:
+    # ".Where(...)" without ".ToList()": "any member before ');'" would hold every C# call.
+    bad = "        var due = items.Where(i => !i.Sent);\n"
+    good = "        var due = items.Where(i => !i.Sent).ToList();\n"
+    sig = sg.derive_code(bad, good, "src/Jobs/Digest.cs")
+    assert sig is None or not edit_hit(sig, "src/Jobs/Other.cs", "        logger.Info(ctx.Name);\n")
+    assert sig is None or not edit_hit(
+        sig, "src/Jobs/Other.cs", "        var open = orders.Where(o => o.Open).ToList();\n"
+    )

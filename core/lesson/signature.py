@@ -656,11 +656,34 @@ def _pattern(
             tok in keep
             or (tok in modules and k + 2 < len(tokens) and tokens[k + 1] == "." and tokens[k + 2] in keep)
             or tok in KEYWORDS
+            or (k >= 2 and tokens[k - 1] == "." and tokens[k - 2] in modules)  # time.sleep: the module's API
             or tok not in shared
             and ((k > 0 and tokens[k - 1] in (".", "::", "?.")) or (k + 1 < len(tokens) and tokens[k + 1] == "("))
         )
         parts.append(_tok_regex(tok, literal))
     return r"\s*".join(parts)
+
+
+_LITERAL_NAME_RE = re.compile(r"(?<!\\)\\b([A-Za-z_]\w*)")
+# A generalised window with no literal name still says something when it keeps an operator
+# or a string ("\w+() == \"PAID\""); ".\w+);" alone says nothing.
+_OPERATOR_OR_STRING_RE = re.compile(r"==|!=|<=|>=|=>|\"|'")
+
+
+_VALUE_WORDS = frozenset({"None", "null", "nil", "undefined", "NULL", "NaN"})
+
+
+def _named(pattern: str) -> bool:
+    """Whether a token regex keeps a name literally (``\\bsort\\b``, ``\\bNone\\b``), other
+    keywords aside (``\\]\\s*\\bdef\\b`` is any method after any ``]``)."""
+    return any(m.group(1) not in KEYWORDS or m.group(1) in _VALUE_WORDS for m in _LITERAL_NAME_RE.finditer(pattern))
+
+
+def _whole_lines(lines: list[int], j1: int, j2: int) -> bool:
+    """Whether tokens ``j1:j2`` (line numbers ``lines``) are lines of their own."""
+    if j2 <= j1:
+        return False
+    return (j1 == 0 or lines[j1 - 1] != lines[j1]) and (j2 >= len(lines) or lines[j2] != lines[j2 - 1])
 
 
 def _lined_tokens(text: str) -> list[tuple[str, int]]:
@@ -723,7 +746,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
     """
     blt, glt = _lined_tokens(bad), _lined_tokens(good)
     bt, gt = [t for t, _ in blt], [t for t, _ in glt]
-    lines = [ln for _, ln in blt]
+    lines, glines = [ln for _, ln in blt], [ln for _, ln in glt]
     if not bt or bt == gt:
         return None
     good_words = {t for t in gt if _IDENT_RE.match(t)}
@@ -784,6 +807,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                         f"{''.join(callee)}…) without {kw}=",
                     )
         # Windows around the change, on the lines it touches.
+        new_lines = i1 == i2 and _whole_lines(glines, j1, j2)
         if i2 > i1:
             line_set = set(lines[i1:i2])
         else:
@@ -798,10 +822,14 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 window = bt[lo:hi]
                 if any(lines[k] not in line_set for k in range(lo, hi)):
                     continue
+                if window[-1] in (".", "::", "?.", "->"):
+                    continue  # "time ." is every member of time, not the one the fix replaced
                 pat = _pattern(window, keep, modules=modules)
-                anchored = bool(re.search(r"(?<!\\)\\b[A-Za-z_]", pat))  # a literal name in it
-                if not anchored and (len(window) < 5 or lo >= i1 or hi <= max(i2, i1)):
-                    continue  # punctuation alone needs context on both sides
+                anchored = _named(pat)  # a literal name in it ("== None" too), not only keywords ("] def")
+                if not anchored and (new_lines or len(window) < 5 or lo >= i1 or hi <= max(i2, i1)):
+                    # Punctuation alone needs context on both sides of the change; around lines the
+                    # fix only added, it is just where they went ("[7.1] def change").
+                    continue
                 kept = sum(1 for t in window if t in keep)
                 removed = sum(1 for k in range(lo, hi) if i1 <= k < i2)
                 score = kept * 3 + removed + (0.5 if anchored else 0) - 0.3 * len(window)
@@ -820,7 +848,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 consider(score, [pat], [], " ".join(window))
                 # The same shape with the names the fix keeps left out: the mistake in other code.
                 general = _pattern(window, keep, good_words, modules)
-                if general != pat and len(window) >= 4 and re.search(r"[^\\w\s()*+?|]{1,3}|\"|'", general):
+                if general != pat and len(window) >= 4 and (_named(general) or _OPERATOR_OR_STRING_RE.search(general)):
                     consider(score + 0.2, [general], [], " ".join(window))
     if best is None:
         # Nothing general enough: the first removed line, literally (names and strings kept).
@@ -835,6 +863,9 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
     if best is None:
         return None
     sig = {"v": SIG_VERSION, "kind": "edit", "glob": glob, **best[1]}
+    if gt.count("await") > bt.count("await") and "async" not in sig["pattern"]:
+        # The fix awaits: the mistake (a blocking call, an unawaited one) exists only in async code.
+        sig["present"] = [*sig["present"], r"re:\b(?:async|await)\b"]
     fix_line = next((ln.strip() for ln in good.splitlines() if ln.strip() and ln.strip() not in bad), "")
     if fix_line:
         sig["fix"] = fix_line[:160]
