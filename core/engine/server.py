@@ -1010,7 +1010,7 @@ class Engine:
             return
         try:
             if agent == "-":
-                out = self._control(event)
+                out = self._control(event, payload)
             elif not self.ready.is_set() and wire.event_class(event) in ("pre", "async"):
                 # Still loading (a second or more): say so at once. The client answers a
                 # pre-tool call from the rules snapshot and the hold index, and spools an
@@ -1216,9 +1216,13 @@ class Engine:
                     self._reads = ReadRunner(self)
         return self._reads
 
-    def _control(self, command: str) -> NativeOutput:
+    def _control(self, command: str, payload: bytes = b"") -> NativeOutput:
         if command == "ping":
             return NativeOutput(stdout=json.dumps(self.status()))
+        if command == "doctor":  # the figures `twiceshy doctor` needs the open store for
+            from twiceshy.engine.doctor_query import answer
+
+            return NativeOutput(stdout=json.dumps(answer(self, payload), default=str))
         if command == "stop":
             self.stopping.set()
             return NativeOutput(stdout=json.dumps({"stopping": True, "pid": os.getpid()}))

@@ -14,6 +14,14 @@ The command exits 1 when any check fails (``--strict``: also on a warning).
 Doctor is meant for when things are broken: every check runs in its own try,
 a broken config falls back to the defaults for the remaining checks, and
 nothing here starts the engine or writes to the store.
+
+With an engine running, the figures that need an open store or a loaded
+model (lesson counts, the read-back, SQLite's check of the store file, the
+embedder) come from it (:mod:`twiceshy.ops.doctor_engine`, asked on a thread
+while the file checks run) and neither chromadb nor the model is loaded here;
+otherwise, or when it does not answer within 2 s, doctor opens the store
+itself as before. The store and embedder rows say which (``data.source``:
+``engine`` or ``doctor``, and ``data.engine_note``: why not the engine).
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twiceshy.ops.doctor_engine import NO_ENGINE
 from twiceshy.ops.doctor_hooks import (
     check_backups,
     check_failopen,
@@ -182,19 +191,73 @@ def check_data_dir(state: _State) -> list[Check]:
     ]
 
 
+def _engine_figures(state: _State) -> dict[str, Any] | None:
+    """The running engine's store and embedder figures, asked once per doctor run
+    (None, with the reason in ``state.engine_note``, when doctor opens the store itself)."""
+    if not state.engine_asked:
+        from twiceshy.ops.doctor_engine import DATA_DIR_FAILED, ENGINE_TIMEOUT_S, ask_engine
+
+        assert state.config is not None
+        state.engine_asked = True
+        pending = state.pending.get("engine")
+        try:
+            if pending is not None:  # asked in the background since the config check
+                figures, note = pending.result(ENGINE_TIMEOUT_S + 1.0)
+            else:
+                figures, note = ask_engine(state, str(_store_path(state.config)))
+        except Exception as exc:  # never: ask_engine does not raise; the figures are then doctor's own
+            figures, note = None, f"asking the engine failed ({type(exc).__name__})"
+        if figures is not None and "data dir" in state.failed:
+            figures, note = None, DATA_DIR_FAILED
+        state.engine_figures, state.engine_note = figures, note
+    return state.engine_figures
+
+
+def _start_background(state: _State) -> None:
+    """Once the config is known: ask the engine on a thread (:data:`RUN_FIRST`'s checks
+    run meanwhile); the embedder, store and engine checks take its answer."""
+    from twiceshy.ops.doctor_engine import Pending, ask_engine
+
+    assert state.config is not None
+    state.pending["engine"] = Pending("engine", ask_engine, state, str(_store_path(state.config)))
+
+
+def _source(state: _State) -> dict[str, str]:
+    """Where the store and embedder figures came from (the rows' ``data``)."""
+    if state.engine_figures is not None:
+        return {"source": "engine"}
+    return {"source": "doctor", "engine_note": state.engine_note}
+
+
+def _source_note(state: _State) -> str:
+    """The same, said in a row's detail."""
+    if state.engine_figures is not None:
+        return " (figures from the running engine)"
+    return f" (doctor's own figures: {state.engine_note})" if state.engine_note else ""
+
+
 def check_embedder(state: _State) -> list[Check]:
     from twiceshy.base.errorlog import recent_errors
-    from twiceshy.memory.embedding import HashEmbedder, make_embedder
 
     assert state.config is not None
     backend = state.config.get("embedding", "backend")
-    started = time.perf_counter()
-    embedder = make_embedder(backend)
-    (vector,) = embedder.embed(["git push --force origin main"])
-    ms = (time.perf_counter() - started) * 1000
-    state.embedder = embedder
-    data = {"backend": backend, "name": embedder.name, "dim": len(vector), "load_ms": round(ms, 1)}
-    if backend != "hash" and isinstance(embedder, HashEmbedder):
+    figures = _engine_figures(state)
+    if figures is not None:
+        data = dict(figures["embedder"])
+        hash_fallback = bool(data.pop("hash_fallback", False))
+        ms, dim, name = float(data.get("load_ms") or 0), int(data.get("dim") or 0), str(data.get("name"))
+    else:
+        from twiceshy.memory.embedding import HashEmbedder, make_embedder
+
+        started = time.perf_counter()
+        embedder = make_embedder(backend)
+        (vector,) = embedder.embed(["git push --force origin main"])
+        ms = (time.perf_counter() - started) * 1000
+        state.embedder = embedder
+        name, dim, hash_fallback = embedder.name, len(vector), isinstance(embedder, HashEmbedder)
+        data = {"backend": backend, "name": name, "dim": dim, "load_ms": round(ms, 1)}
+    data.update(_source(state))
+    if backend != "hash" and hash_fallback:
         why = next((e.get("error", "") for e in reversed(recent_errors(50)) if e.get("where") == "embedding.load"), "")
         return [
             Check(
@@ -206,7 +269,7 @@ def check_embedder(state: _State) -> list[Check]:
                 data,
             )
         ]
-    return [Check("embedder", "ok", f"{embedder.name} loaded ({len(vector)} dims, {ms:.0f} ms)", data=data)]
+    return [Check("embedder", "ok", f"{name} loaded ({dim} dims, {ms:.0f} ms){_source_note(state)}", data=data)]
 
 
 def _store_path(config: Config) -> Path:
@@ -217,14 +280,11 @@ def _store_path(config: Config) -> Path:
 
 
 def check_store(state: _State) -> list[Check]:
-    from twiceshy.base.types import Tier
-    from twiceshy.memory.embedding import make_embedder
-    from twiceshy.memory.store import ExperienceStore, open_client
-
     assert state.config is not None
     cfg = state.config["store"]
-    embedder = state.embedder or make_embedder("hash")
     if cfg["mode"] == "server":
+        from twiceshy.memory.embedding import make_embedder
+        from twiceshy.memory.store import ExperienceStore
         from twiceshy.memory.team import (  # same headers/token/timeouts as the engine
             ServerTarget,
             connect,
@@ -236,7 +296,7 @@ def check_store(state: _State) -> list[Check]:
         try:
             client = connect(target)
             client.heartbeat()
-            store = ExperienceStore(client, embedder, cfg["collection"])
+            store = ExperienceStore(client, state.embedder or make_embedder("hash"), cfg["collection"])
         except Exception as exc:
             return [
                 Check(
@@ -248,7 +308,7 @@ def check_store(state: _State) -> list[Check]:
                 )
             ]
         where = f"server {where}" + (f" ({queued} writes in the outbox)" if queued else "")
-        return [_store_ok(store, where, Tier, full=state.full)]
+        return [_store_ok(store, where, state, full=state.full)]
     path = _store_path(state.config)
     if path.exists() and not path.is_dir():
         return [
@@ -278,18 +338,32 @@ def check_store(state: _State) -> list[Check]:
                 f"chown -R $(id -u) {path} && chmod -R u+rwX {path}",
             )
         ]
-    from twiceshy.memory.integrity import probe_store_file
-
     restore = (
         f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
         "an export (`twiceshy import FILE`)"
     )
-    problem = probe_store_file(path, full=state.full)  # stdlib sqlite3 first: chromadb may panic on a damaged file
+    figures = _engine_figures(state)
+    if figures is not None:  # the engine ran the same SQLite check on the same file
+        problem = figures.get("store_problem")
+    else:
+        from twiceshy.memory.integrity import probe_store_file
+
+        problem = probe_store_file(path, full=state.full)  # stdlib sqlite3 first: chromadb may panic on a damaged file
     if problem:
-        return [Check("store", "fail", problem, restore)]
+        return [Check("store", "fail", str(problem) + _source_note(state), restore, _source(state))]
+    if figures is not None:
+        if "store_error" in figures:
+            error = figures["store_error"]
+            detail = f"cannot read the Chroma store at {path}: {error}{_source_note(state)}"
+            return [Check("store", "fail", detail, restore, _source(state))]
+        return [_store_check(dict(figures["store"]), state)]
+    from twiceshy.memory.embedding import make_embedder
+    from twiceshy.memory.store import ExperienceStore, open_client
+
     try:
+        embedder = state.embedder or make_embedder("hash")
         store = ExperienceStore(open_client("embedded", path=path), embedder, cfg["collection"], path=path)
-        result = _store_ok(store, str(path), Tier, full=state.full)
+        result = _store_ok(store, str(path), state, full=state.full)
     except BaseException as exc:  # also a Rust panic (pyo3 PanicException is a BaseException)
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
@@ -297,50 +371,23 @@ def check_store(state: _State) -> list[Check]:
     return [result]
 
 
-SAMPLE_PAGE = 100  # lessons read back per sampled page (doctor without --full)
-
-
-def _read_back(store: Any, total: int, full: bool) -> int:
-    """Read lessons back as the commands do (documents and metadata into lessons):
-    every one with ``full``, else the first page and one at a random offset, so
-    the check costs the same at 100 and at 100,000 lessons. Raises on a bad row."""
-    import random
-
-    if full:
-        return sum(len(page) for page in store.iter_pages())
-    offsets = {0}
-    if total > SAMPLE_PAGE:
-        offsets.add(random.randrange(SAMPLE_PAGE, total))
-    read = 0
-    for offset in sorted(offsets):
-        read += len(next(iter(store.iter_pages(page=SAMPLE_PAGE, offset=offset)), []))
-    return read
-
-
-def _store_ok(store: Any, where: str, tier_cls: Any, full: bool = False) -> Check:
+def _store_ok(store: Any, where: str, state: _State, full: bool = False) -> Check:
     # Counts from the metadata indexes (twiceshy.memory.census) and a sample read
     # back: readable is proved without reading 100k lessons (--full reads them all).
-    from twiceshy.ops.stats import lesson_counts
+    # The running engine answers the same figures from the same code (twiceshy.engine.doctor_query).
+    from twiceshy.engine.doctor_query import store_figures
 
-    counts = lesson_counts(store)["tiers"]
-    total = sum(counts.values())
-    read = _read_back(store, total, full) if hasattr(store, "iter_pages") else 0
-    detail = f"{where}: {total} lessons (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
-    if full:
-        detail += f"; all {read} read back"
-    return Check(
-        "store",
-        "ok",
-        detail,
-        data={
-            "path": where,
-            "lessons": total,
-            "tiers": counts,
-            "collection": store.collection_name,
-            "read_back": read,
-            "full": full,
-        },
-    )
+    return _store_check(store_figures(store, where, full), state)
+
+
+def _store_check(data: dict[str, Any], state: _State) -> Check:
+    """The store row for its figures (``data``: :func:`twiceshy.engine.doctor_query.store_figures`)."""
+    counts: dict[str, int] = data["tiers"]
+    detail = f"{data['path']}: {data['lessons']} lessons (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
+    if data.get("full"):
+        detail += f"; all {data['read_back']} read back"
+    data.update(_source(state))
+    return Check("store", "ok", detail + _source_note(state), data=data)
 
 
 def check_engine(state: _State) -> list[Check]:
@@ -352,7 +399,8 @@ def check_engine(state: _State) -> list[Check]:
     # 5 s, not 1.5: an engine busy right after its start on a loaded 2-core box can
     # take seconds to answer, and "does not answer: hung?" would be a false alarm
     # (doctor is interactive; only a truly hung engine costs the wait).
-    status = engine.call(home, "ping", timeout=5.0)
+    figures = state.engine_figures
+    status = figures["status"] if figures is not None else engine.call(home, "ping", timeout=5.0)
     if status is not None:
         state.engine_running = True
         rss = status.get("rss_bytes")
@@ -360,6 +408,10 @@ def check_engine(state: _State) -> list[Check]:
             f"running: pid {status.get('pid')}, up {status.get('uptime_s', 0):.0f}s, "
             f"{status.get('requests', 0)} requests" + (f", RSS {rss / 1e6:.0f} MB" if rss else "")
         )
+        if figures is not None:
+            detail += "; it answered the store and embedder checks"
+        elif state.engine_note and state.engine_note != NO_ENGINE:
+            detail += f"; doctor opened the store itself ({state.engine_note})"
         return [Check("engine", "ok", detail, data=status)]
     if engine.lock_is_held(paths):
         return [
@@ -559,17 +611,39 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
 )
 
 
+# Run first (the report keeps CHECKS' order): the file checks, while the engine, asked on a
+# thread once the config is known, works out the store and embedder figures in its own process.
+RUN_FIRST = (
+    "config",
+    "data dir",
+    "fail-open",
+    "rules snapshot",
+    "hold index",
+    "hooks",
+    "http hooks",
+    "settings backups",
+)
+
+
 def run_checks(project_dir: Path | None = None, check_model: bool = True, full: bool = False) -> Report:
-    """Every check, in order. Never raises."""
+    """Every check, reported in :data:`CHECKS`' order (run in :data:`RUN_FIRST`'s first). Never raises."""
     state = _State(Path(project_dir or Path.cwd()), check_model, full)
-    checks: list[Check] = []
-    for name, fn in CHECKS:
+    found: dict[str, list[Check]] = {}
+    order = [c for c in CHECKS if c[0] in RUN_FIRST] + [c for c in CHECKS if c[0] not in RUN_FIRST]
+    for name, fn in order:
         if name != "config" and state.config is None:
             from twiceshy.base.config import Config, defaults
 
             state.config = Config(defaults(), [])
-        checks.extend(_guard(name, fn, state))
-    return Report(checks)
+        found[name] = _guard(name, fn, state)
+        if any(c.level == "fail" for c in found[name]):
+            state.failed.add(name)
+        if name == "config":
+            try:
+                _start_background(state)
+            except Exception:  # noqa: BLE001 - the checks then do the same work in turn
+                state.pending.clear()
+    return Report([c for name, _ in CHECKS for c in found[name]])
 
 
-__all__ = ["Check", "Report", "run_checks", "CHECKS"]
+__all__ = ["CHECKS", "RUN_FIRST", "Check", "Report", "run_checks"]

@@ -81,3 +81,10 @@ class DoctorState:
         self.pm: Any = None
         self.embedder: Any = None
         self.engine_running = False
+        self.failed: set[str] = set()  # names of the checks that failed so far
+        # The running engine's store and embedder figures (twiceshy.ops.doctor_engine), asked once;
+        # None with the reason in engine_note when doctor opens the store itself.
+        self.engine_asked = False
+        self.engine_figures: dict[str, Any] | None = None
+        self.engine_note = ""
+        self.pending: dict[str, Any] = {}  # name -> twiceshy.ops.doctor_engine.Pending, started after config
