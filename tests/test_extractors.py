@@ -82,6 +82,26 @@ def test_identical_retry_that_succeeds_teaches_nothing() -> None:
     assert ex.error_then_success(entries) == []
 
 
+def test_a_call_of_another_program_that_found_the_fix_is_not_the_fix() -> None:
+    # A lookup of where the database listens (docker, a related program) worked between the
+    # failure and its fix (mysql).
+    refused = "ERROR 2003 (HY000): Can't connect to MySQL server on '127.0.0.1:3306' (111)"
+    entries = bash("mysql -h 127.0.0.1 -u app shop -e 'show tables'", refused, error=True)
+    entries += bash("docker compose port mariadb 3306", "0.0.0.0:3316")
+    entries += bash("mysql -h 127.0.0.1 -P 3316 -u app shop -e 'show tables'", "orders\ncustomers")
+    (cand,) = ex.error_then_success(entries)
+    assert "`mysql -h 127.0.0.1 -P 3316 -u app shop -e 'show tables'` worked instead" in cand.text
+    sig = cand.structured["signature"]
+    assert matches(sig, "Bash", {"command": "mysql -h 127.0.0.1 -u app shop -e 'show tables'"})
+    assert not matches(sig, "Bash", {"command": "mysql -h 127.0.0.1 -P 3316 -u app shop -e 'show tables'"})
+    # Another program that was the fix stays the fix (npm -> pnpm), whatever ran next.
+    entries = bash("npm install", 'npm ERR! Unsupported URL Type "workspace:": workspace:*', error=True)
+    entries += bash("pnpm install", "Done in 3.1s")
+    entries += bash("npm run build", "built in 2.2s")
+    (cand,) = ex.error_then_success(entries)
+    assert "`pnpm install` worked instead" in cand.text
+
+
 def test_non_zero_exit_in_output_counts_as_failure() -> None:
     # Some agents log no error flag; the exit line in the output still tells.
     entries = bash("go test ./...", "exit status 1\n--- FAIL: TestParse", error=False)

@@ -617,10 +617,32 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
                 used.add(j)
                 continue
             if nxt.succeeded:
-                episode.fix = nxt
+                episode.fix = _same_program_fix(steps, j, cmd) or nxt
             break
         out.append(episode)
     return out
+
+
+def _same_program_fix(steps: list[Step], j: int, failed: str) -> Step | None:
+    """A later call of the failed program that worked, when the call that worked at ``j`` ran
+    another one: ``docker compose port postgres 5432`` between a failed ``psql -h localhost …``
+    and ``psql … -p 5433`` found the fix, it was not it. Not when the failed call itself then
+    worked unchanged (the other call set something up), nor past an edit or a failure."""
+    mistake, found = sg.pick_call(failed), sg.pick_call(_shell_cmd(steps[j]))
+    if mistake is None or found is None or {p for p, _ in mistake.levels} & {p for p, _ in found.levels}:
+        return None
+    for k in range(j + 1, min(len(steps), j + 1 + LOOKAHEAD)):
+        later = steps[k]
+        if _is_edit(later) or later.failed:
+            return None
+        cmd = _shell_cmd(later)
+        call = sg.pick_call(cmd) if cmd else None
+        if call is None or not later.succeeded or call.help or call.program != mistake.program:
+            continue
+        if call.sub(call.program)[:1] != mistake.sub(mistake.program)[:1]:
+            continue  # "npm run build" after "npm install" -> "pnpm install" is the next task
+        return later if normalize(cmd) != normalize(failed) else None
+    return None
 
 
 def _command_lesson_tags(mistake: str, fix: str | None) -> list[str]:
