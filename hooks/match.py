@@ -589,6 +589,9 @@ class Call:
             self.tokens.add(f"{flag}={value}")
 
     def _operand_token(self, word: str) -> None:
+        host = remote_host(word)
+        if host:
+            self.tokens.add("at:" + host)
         if _is_assign(word):
             self.tokens.add(word.split("=", 1)[0] + "=")  # "make release VERSION=1.4.2": VERSION= was given
         v = norm_value(word)
@@ -628,6 +631,34 @@ class Call:
 
 # Programs whose tasks are dotted names ("mix ecto.reset", "mix phx.server"): a subcommand.
 DOTTED_TASKS = frozenset({"mix"})
+
+
+def remote_host(word: str) -> str:
+    """The remote machine an operand names, as its domain: ``deploy@web1.example.net:/srv``
+    and ``web1.example.net:/srv`` (ssh, scp, rsync) -> ``example.net``; an image on a registry
+    (``ghcr.io/acme/api:1.2``) -> ``ghcr.io``; an address stays whole. "" for anything else
+    (a path, a URL, ``node:20``)."""
+    if not word or "://" in word or word.startswith(("-", "/", ".", "~", "$")):
+        return ""
+    at = word.find("@")
+    if at > 0:
+        host = word[at + 1 :].split(":", 1)[0].split("/", 1)[0]
+    elif ":" in word and "/" not in word.split(":", 1)[0]:
+        host = word.split(":", 1)[0]  # "web1.example.net:/srv/www" (rsync/scp); "node:20" has no dot
+    elif "/" in word:
+        host = word.split("/", 1)[0]  # "ghcr.io/acme/api" (a registry), "localhost:5000/x" has a port
+        host = host.split(":", 1)[0]
+    else:
+        return ""
+    host = host.strip("[]").lower()
+    if "." not in host or not all(part and (part.isalnum() or "-" in part) for part in host.split(".")):
+        return ""
+    parts = host.split(".")
+    if all(part.isdigit() for part in parts):
+        return host if len(parts) == 4 else ""  # an address, the machine itself ("zod@3.2" is a version)
+    if parts[-1].isdigit() or parts[-1] in ("json", "yaml", "yml", "txt", "py", "js", "ts", "sh", "md", "d", "conf"):
+        return ""  # a file or directory name ("conf.d/x", "out.json:3"), not a host
+    return ".".join(parts[-2:])
 
 
 def _bare(word: str, dotted: bool = False) -> bool:

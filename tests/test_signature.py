@@ -8,7 +8,7 @@ unrelated arguments. The commands are made up for the tests (not the corpus).
 from __future__ import annotations
 
 import pytest
-from twiceshy.hooks.match import matches
+from twiceshy.hooks.match import matches, remote_host
 from twiceshy.lesson import signature as sg
 
 
@@ -419,3 +419,31 @@ def test_a_generalised_pattern_keeps_a_name_or_an_operator() -> None:
     assert sig is None or not edit_hit(
         sig, "src/Jobs/Other.cs", "        var open = orders.Where(o => o.Open).ToList();\n"
     )
+
+
+def test_a_lesson_about_a_remote_host_holds_calls_to_that_host_only() -> None:
+    sig = sg.derive_command("ssh ops@db1.example.org 'uptime'", "ssh -p 2200 ops@db1.example.org 'uptime'")
+    assert hit(sig, "ssh ops@db2.example.org 'df -h'")  # same domain, same port rule
+    assert not hit(sig, "ssh -p 2200 ops@db1.example.org 'df -h'")
+    assert not hit(sig, "ssh admin@build.other.net 'df -h'")  # another machine's lesson, not this one
+    # A correction about one server's web root: a local copy with --delete is another matter.
+    sig = sg.derive_command("rsync -a --delete site/ web@static.example.com:/var/www/")
+    assert hit(sig, "rsync -a --delete site/ web@static.example.com:/var/www/")
+    assert not hit(sig, "rsync -a --delete site/ /tmp/site-preview/")
+    # A registry login lesson is about that registry.
+    sig = sg.derive_command(
+        "docker push 1234.dkr.ecr.us-east-1.amazonaws.com/shop/api:3",
+        "aws ecr get-login-password | docker login --password-stdin 1234.dkr.ecr.us-east-1.amazonaws.com"
+        " && docker push 1234.dkr.ecr.us-east-1.amazonaws.com/shop/api:3",
+    )
+    assert hit(sig, "docker push 1234.dkr.ecr.us-east-1.amazonaws.com/shop/worker:3")
+    assert not hit(sig, "docker push ghcr.io/shop/cli:0.2")
+
+
+def test_remote_host_names_the_machine_not_a_path_or_version() -> None:
+    assert remote_host("deploy@web1.example.net:/srv") == "example.net"
+    assert remote_host("web1.example.net:/srv") == "example.net"
+    assert remote_host("ghcr.io/acme/api:1.2") == "ghcr.io"
+    assert remote_host("root@10.0.0.7") == "10.0.0.7"
+    for word in ("node:20", "public/", "/tmp/x", "conf.d/site", "zod@3.2", "s3://bucket/key", "out.json:3"):
+        assert remote_host(word) == "", word

@@ -248,6 +248,7 @@ def derive_command(
     if sig is None:
         return None
     sig = _known_aliases({"v": SIG_VERSION, "kind": "command", **sig})
+    sig = _at_the_same_host(sig, m, f)
     if is_look(m) or sig.get("looks"):
         sig["looks"] = True  # the mistake was itself a read-only call (kubectl logs …)
     if fix:
@@ -258,6 +259,28 @@ def derive_command(
     if fix and check(sig, "Bash", {"command": fix})[0]:
         return None
     return sig
+
+
+# Programs whose operand names the machine they act on: a lesson about one host is not
+# about another ("ssh -p 2222" for one server, "--delete" into one server's web root).
+REMOTE_PROGRAMS = frozenset({"ssh", "scp", "rsync", "sftp", "mosh", "docker", "podman", "skopeo", "crane"})
+
+
+def _hosts(call: Call) -> set[str]:
+    return {t for t in call.tokens if t.startswith("at:")}
+
+
+def _at_the_same_host(sig: dict[str, Any], m: Call, f: Call | None) -> dict[str, Any]:
+    """A lesson about a call to a remote host (or registry) holds calls to that host only,
+    when the fix went to the same one (a fix that changed the host has that change in it)."""
+    if m.program not in REMOTE_PROGRAMS or any(str(p).startswith("at:") for p in sig.get("present") or []):
+        return sig
+    hosts = _hosts(m)
+    if f is not None and f.program == m.program:
+        hosts &= _hosts(f)
+    if len(hosts) != 1:
+        return sig
+    return {**sig, "present": [*(sig.get("present") or []), *hosts]}
 
 
 def _known_aliases(sig: dict[str, Any]) -> dict[str, Any]:
