@@ -6,6 +6,7 @@
     python bench/judgement.py --split sealed       # only the sealed split (default: both, side by side)
     python bench/judgement.py --split fresh        # only the fresh split
     python bench/judgement.py --split fresh --crowd  # every incident in one project
+    python bench/judgement.py --split dev --mutate   # every shell probe in other words
 
 Four splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
 ``dev`` (tests/judgement/dev, written later by someone who had not read the matcher:
@@ -48,6 +49,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from judgement import dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
+from judgement.mutate import mutated  # noqa: E402
 from judgement.spec import SHAPES, Corpus  # noqa: E402
 from other_code import run_other_code  # noqa: E402
 
@@ -220,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--crowd", action="store_true", help="every incident of a split in one project (cross-incident holds show)"
     )
+    ap.add_argument(
+        "--mutate", action="store_true", help="every shell probe in other words (tests/judgement/mutate.py)"
+    )
     ap.add_argument("--code", metavar="COMMIT", help="measure another commit's code (core/, plugins/, hooks/) instead")
     args = ap.parse_args(argv)
     if args.code:
@@ -244,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         corpus = splits[split]()
         if args.crowd:
             corpus = crowd(corpus)
+        if args.mutate:
+            corpus = mutated(corpus)
         problems = corpus.check()
         if problems:
             raise SystemExit(f"{split} corpus problems:\n" + "\n".join(problems))
