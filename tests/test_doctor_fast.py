@@ -157,7 +157,7 @@ def test_engine_with_another_store_configured_declines(engine: dict[str, str], p
     _rc, report = doctor_json(other, project)
     checks = by_name(report)
     assert checks["store"]["data"]["source"] == "doctor"
-    assert checks["store"]["data"]["engine_note"] == "the engine declined (other-store)"
+    assert checks["store"]["data"]["engine_note"] == "the engine runs with another embedding configuration"
     assert checks["store"]["data"]["collection"].endswith("hash-ngrams-v1")
     assert checks["embedder"]["data"]["name"] == "hash-ngrams-v1"
     assert checks["engine"]["level"] == "ok" and "doctor opened the store itself" in checks["engine"]["detail"]
@@ -204,10 +204,50 @@ def test_engine_answers_the_doctor_request_on_the_wire(engine: dict[str, str], p
     assert reply is not None and reply[0] == 0
     figures = json.loads(reply[1])
     assert figures["store"]["lessons"] == 3 and figures["embedder"]["name"] == "minilm-l6-v2-int8"
-    assert figures["status"]["pid"] > 0 and set(figures["parts_ms"]) == {"embedder", "probe", "store", "status"}
-    for bad, reason in ((b"not json", "bad-request"), (b"{}", "other-store")):
+    assert figures["status"]["pid"] > 0 and set(figures["parts_ms"]) == {"embedder", "probe", "store", "hold index"}
+    assert figures["config"] == {"store": config["store"], "embedding": config["embedding"]}
+    other = json.dumps({"store": config["store"], "embedding": {**config["embedding"], "backend": "hash"}}).encode()
+    for bad, reason in ((b"not json", "bad-request"), (b"[]", "bad-request"), (other, "other-store")):
         reply = wire.request(home, "-", "doctor", "ctl", bad, time.monotonic() + 30)
         assert reply is not None and json.loads(reply[1]) == {"declined": reason}
     # The engine is still fine afterwards.
     ping = wire.request(home, "-", "ping", "ctl", b"", time.monotonic() + 30)
     assert ping is not None and json.loads(ping[1])["ready"] is True
+
+
+def test_hold_index_row_from_the_engine_matches_doctors_own(engine: dict[str, str], project: Path) -> None:
+    """The hold index shards are read by the engine when it is up: the same row as
+    doctor's own reading, also for a damaged shard."""
+    home = Path(engine["TWICESHY_HOME"])
+    _rc, fast = doctor_json(engine, project)
+    _rc, own = doctor_json(engine, project, "--full")
+    assert by_name(fast)["hold index"] == by_name(own)["hold index"]
+    shard = sorted((home / "hold_index").glob("[0-9][0-9].json"))
+    assert shard, "the lessons taught above hold calls: the index has shards"
+    shard[0].write_text('{"v": 1, "rules": [')  # truncated: the hook client cannot read it
+    _rc, fast = doctor_json(engine, project)
+    _rc, own = doctor_json(engine, project, "--full")
+    held = by_name(fast)["hold index"]
+    assert held == by_name(own)["hold index"]
+    assert held["level"] == "warn" and held["data"]["damaged"] == [shard[0].name]
+    assert by_name(fast)["store"]["data"]["source"] == "engine"
+
+
+def test_cli_entry_point_asks_before_click_loads(engine: dict[str, str], project: Path) -> None:
+    """`twiceshy doctor` sends its request from the CLI's entry point (the engine works
+    while click and the plugins load); doctor takes that answer instead of asking again."""
+    from twiceshy.ops import doctor_engine
+
+    home = engine["TWICESHY_HOME"]
+    state = DoctorState(project, check_model=False)
+    state.config = load_config(project)
+    store_path = str(doctor_engine.store_path_of(state.config))
+    doctor_engine.prefetch(["doctor", "--full"], home)
+    assert doctor_engine._prefetched is None  # --full never uses the engine
+    doctor_engine.prefetch(["doctor", "--json"], home)
+    assert doctor_engine._prefetched is not None
+    figures, note = ask_engine(state, store_path)
+    assert doctor_engine._prefetched is None and note == "" and figures is not None
+    assert figures["store"]["lessons"] == 3 and figures["hold_index"]["shards"] >= 1
+    doctor_engine.prefetch(["doctor"], str(project))  # another data dir: nothing listens there
+    assert doctor_engine._prefetched is None

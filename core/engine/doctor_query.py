@@ -8,15 +8,17 @@ also runs :func:`store_figures` itself when no engine answers, so either way
 the figures come from one implementation.
 
 An answer is declined (``{"declined": reason}``), and doctor opens the store
-itself as before, whenever the engine's figures could differ from the ones
-doctor would find: the engine is still loading or answers from its warm-start
-cache, or the client's configuration names another store or embedder.
+itself as before, while the engine's figures could differ from the ones a
+fresh process would find: the engine is still loading or answers from its
+warm-start cache. The reply names the engine's store and embedding
+configuration; doctor uses the figures only when its own is the same.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SAMPLE_PAGE = 100  # lessons read back per sampled page (doctor without --full)
 PROBE_TEXTS = ("git push --force origin main", "twiceshy doctor probe")  # two: the model runs, no cache
+STORE_PART_S = 1.5  # the store's figures past this: declined (doctor's deadline for the whole answer is 2 s)
 #: Config sections that decide which store and which embedder doctor means.
 SAME_SECTIONS = ("store", "embedding")
 
@@ -93,6 +96,18 @@ def embedder_figures(embedder: Any, backend: str) -> dict[str, Any]:
     }
 
 
+def hold_index_figures(folder: Path) -> dict[str, Any]:
+    """What doctor's ``hold index`` row shows: the shards the hook client reads alone,
+    the unreadable ones, the distinct lessons held (each shard parsed once: ~45 ms at 10k)."""
+    from twiceshy.memory import rules_snapshot
+
+    shards = sorted(folder.glob("[0-9][0-9].json")) if folder.is_dir() else []
+    read = {p: rules_snapshot.read(p) for p in shards}
+    damaged = [p.name for p, data in read.items() if data is None]
+    ids = {str(e.get("id")) for data in read.values() for e in (data or {}).get("rules", [])}
+    return {"folder": str(folder), "shards": len(shards), "damaged": damaged, "lessons": len(ids)}
+
+
 def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
@@ -100,8 +115,10 @@ def _same(a: Any, b: Any) -> bool:
 def answer(engine: Engine, payload: bytes) -> dict[str, Any]:
     """The engine's reply to a ``doctor`` control request.
 
-    ``payload``: JSON ``{"store": …, "embedding": …}``, the client's config
-    sections. The reply: ``{"embedder": {...}, "store": {...}, "status":
+    ``payload``: JSON, ``{}`` or the client's config sections
+    (``{"store": …, "embedding": …}``: declined when they are not the
+    engine's). The reply, with ``config``, the engine's own sections, for the
+    client to compare: ``{"embedder": {...}, "store": {...}, "status":
     {...}}`` (``store_problem`` instead of ``store`` when SQLite finds the file
     damaged, ``store_error`` when reading it back fails; ``status`` is the
     ``ping`` answer, so doctor's engine row needs no second request), or
@@ -118,44 +135,73 @@ def answer(engine: Engine, payload: bytes) -> dict[str, Any]:
     store = ctx._store
     if store is None or store is getattr(engine, "_warm_store", None):
         return {"declined": "store-loading"}
-    for section in SAME_SECTIONS:
-        if not _same(request.get(section), ctx.config[section]):
+    for section in SAME_SECTIONS:  # a client that sends its sections is answered only for the same ones
+        if section in request and not _same(request[section], ctx.config[section]):
             return {"declined": "other-store"}
     if ctx.config["store"]["mode"] != "embedded":
         return {"declined": "server-mode"}  # doctor's server check is the server's own heartbeat
     where = str(getattr(store, "path", "") or "")
-    started = lap = time.perf_counter()
+    started = time.perf_counter()
     parts: dict[str, float] = {}
-
-    def mark(name: str) -> None:
-        nonlocal lap
-        now = time.perf_counter()
-        parts[name] = round((now - lap) * 1000, 1)
-        lap = now
-
+    figures: dict[str, Any] = {}
+    # The store's part (SQLite's check of the file first, as doctor does it in its own process,
+    # then the counts and the read-back) waits on SQLite mostly: on a thread of its own, while
+    # this one runs the model and parses the hold index.
+    store_part = threading.Thread(
+        target=_store_part, args=(store, where, figures, parts), name="twiceshy-doctor-store", daemon=True
+    )
+    store_part.start()
     try:
-        figures: dict[str, Any] = {
-            "embedder": embedder_figures(store.embedder, str(ctx.config.get("embedding", "backend"))),
-        }
+        lap = time.perf_counter()
+        figures["embedder"] = embedder_figures(store.embedder, str(ctx.config.get("embedding", "backend")))
+        parts["embedder"] = round((time.perf_counter() - lap) * 1000, 1)
     except Exception as exc:  # doctor loads the model itself, and says what fails
-        return {"declined": f"embedder-error: {type(exc).__name__}"}
-    mark("embedder")
-    # SQLite's own check of the file first, as doctor does in its own process (quick_check: ~30 ms at 10k).
-    problem = probe_store_file(Path(where)) if where else None
-    mark("probe")
-    if problem:
-        figures["store_problem"] = problem
-    else:
-        try:
-            figures["store"] = store_figures(store, where)
-        except Exception as exc:  # a bad row: doctor's store check fails with this, as in a fresh process
-            figures["store_error"] = f"{type(exc).__name__}: {exc}"
-        mark("store")
+        figures["declined"] = f"embedder-error: {type(exc).__name__}"
+    try:  # a file check, but O(lessons): here it runs while the doctor's process loads its plugins
+        from twiceshy.recall.hold_index import index_dir
+
+        lap = time.perf_counter()
+        figures["hold_index"] = hold_index_figures(index_dir(engine.paths.home))
+        parts["hold index"] = round((time.perf_counter() - lap) * 1000, 1)
+    except Exception:  # noqa: BLE001 - doctor reads the shards itself
+        pass
+    store_part.join(STORE_PART_S)
+    if store_part.is_alive():
+        return {"declined": f"store-slow (over {STORE_PART_S:g} s)"}
+    if "declined" in figures:
+        return {"declined": figures["declined"]}
     figures["status"] = engine.status()
-    mark("status")
+    figures["config"] = {section: ctx.config[section] for section in SAME_SECTIONS}
     figures["ms"] = round((time.perf_counter() - started) * 1000, 1)
     figures["parts_ms"] = parts
     return figures
 
 
-__all__ = ["SAMPLE_PAGE", "answer", "embedder_figures", "read_back", "store_figures", "tier_counts"]
+def _store_part(store: Any, where: str, figures: dict[str, Any], parts: dict[str, float]) -> None:
+    """The store's figures into ``figures``: ``store_problem``, or ``store``, or ``store_error``."""
+    lap = time.perf_counter()
+    try:
+        problem = probe_store_file(Path(where)) if where else None  # quick_check: ~30 ms at 10k
+    except Exception as exc:  # noqa: BLE001 - probe_store_file answers its own errors; anything else says so
+        problem = f"{where}: the store file check failed: {type(exc).__name__}: {exc}"
+    parts["probe"] = round((time.perf_counter() - lap) * 1000, 1)
+    if problem:
+        figures["store_problem"] = problem
+        return
+    lap = time.perf_counter()
+    try:
+        figures["store"] = store_figures(store, where)
+    except Exception as exc:  # a bad row: doctor's store check fails with this, as in a fresh process
+        figures["store_error"] = f"{type(exc).__name__}: {exc}"
+    parts["store"] = round((time.perf_counter() - lap) * 1000, 1)
+
+
+__all__ = [
+    "SAMPLE_PAGE",
+    "answer",
+    "embedder_figures",
+    "hold_index_figures",
+    "read_back",
+    "store_figures",
+    "tier_counts",
+]

@@ -207,6 +207,11 @@ def main(argv: list[str] | None = None) -> None:
     code = try_engine(args)  # a read command answered by the running engine, before click loads
     if code is not None:
         sys.exit(code)
+    if args[:1] == ["doctor"]:
+        from twiceshy.ops.doctor_engine import prefetch  # the standard library and hooks.wire only
+        from twiceshy.ops.readvia import home_dir
+
+        prefetch(args, home_dir())  # the engine works out doctor's figures while click and the plugins load
     import click
 
     try:

@@ -17,8 +17,9 @@ nothing here starts the engine or writes to the store.
 
 With an engine running, the figures that need an open store or a loaded
 model (lesson counts, the read-back, SQLite's check of the store file, the
-embedder) come from it (:mod:`twiceshy.ops.doctor_engine`, asked on a thread
-while the file checks run) and neither chromadb nor the model is loaded here;
+embedder), and the hold index shards (O(lessons) to parse), come from it
+(:mod:`twiceshy.ops.doctor_engine`, asked while click loads and the cheap
+file checks run) and neither chromadb nor the model is loaded here;
 otherwise, or when it does not answer within 2 s, doctor opens the store
 itself as before. The store and embedder rows say which (``data.source``:
 ``engine`` or ``doctor``, and ``data.engine_note``: why not the engine).
@@ -32,7 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twiceshy.ops.doctor_engine import NO_ENGINE
+from twiceshy.ops.doctor_engine import NO_ENGINE, figures_for, store_path_of
+from twiceshy.ops.doctor_engine import start as start_asking
 from twiceshy.ops.doctor_hooks import (
     check_backups,
     check_failopen,
@@ -191,37 +193,6 @@ def check_data_dir(state: _State) -> list[Check]:
     ]
 
 
-def _engine_figures(state: _State) -> dict[str, Any] | None:
-    """The running engine's store and embedder figures, asked once per doctor run
-    (None, with the reason in ``state.engine_note``, when doctor opens the store itself)."""
-    if not state.engine_asked:
-        from twiceshy.ops.doctor_engine import DATA_DIR_FAILED, ENGINE_TIMEOUT_S, ask_engine
-
-        assert state.config is not None
-        state.engine_asked = True
-        pending = state.pending.get("engine")
-        try:
-            if pending is not None:  # asked in the background since the config check
-                figures, note = pending.result(ENGINE_TIMEOUT_S + 1.0)
-            else:
-                figures, note = ask_engine(state, str(_store_path(state.config)))
-        except Exception as exc:  # never: ask_engine does not raise; the figures are then doctor's own
-            figures, note = None, f"asking the engine failed ({type(exc).__name__})"
-        if figures is not None and "data dir" in state.failed:
-            figures, note = None, DATA_DIR_FAILED
-        state.engine_figures, state.engine_note = figures, note
-    return state.engine_figures
-
-
-def _start_background(state: _State) -> None:
-    """Once the config is known: ask the engine on a thread (:data:`RUN_FIRST`'s checks
-    run meanwhile); the embedder, store and engine checks take its answer."""
-    from twiceshy.ops.doctor_engine import Pending, ask_engine
-
-    assert state.config is not None
-    state.pending["engine"] = Pending("engine", ask_engine, state, str(_store_path(state.config)))
-
-
 def _source(state: _State) -> dict[str, str]:
     """Where the store and embedder figures came from (the rows' ``data``)."""
     if state.engine_figures is not None:
@@ -241,7 +212,7 @@ def check_embedder(state: _State) -> list[Check]:
 
     assert state.config is not None
     backend = state.config.get("embedding", "backend")
-    figures = _engine_figures(state)
+    figures = figures_for(state)
     if figures is not None:
         data = dict(figures["embedder"])
         hash_fallback = bool(data.pop("hash_fallback", False))
@@ -273,10 +244,7 @@ def check_embedder(state: _State) -> list[Check]:
 
 
 def _store_path(config: Config) -> Path:
-    from twiceshy.base.paths import store_dir
-
-    raw = config["store"]["path"]
-    return Path(raw).expanduser() if raw else store_dir()
+    return store_path_of(config)
 
 
 def check_store(state: _State) -> list[Check]:
@@ -342,7 +310,7 @@ def check_store(state: _State) -> list[Check]:
         f"restore a backup (`twiceshy restore ARCHIVE`), or move {path} away and re-import "
         "an export (`twiceshy import FILE`)"
     )
-    figures = _engine_figures(state)
+    figures = figures_for(state)
     if figures is not None:  # the engine ran the same SQLite check on the same file
         problem = figures.get("store_problem")
     else:
@@ -611,18 +579,10 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
 )
 
 
-# Run first (the report keeps CHECKS' order): the file checks, while the engine, asked on a
-# thread once the config is known, works out the store and embedder figures in its own process.
-RUN_FIRST = (
-    "config",
-    "data dir",
-    "fail-open",
-    "rules snapshot",
-    "hold index",
-    "hooks",
-    "http hooks",
-    "settings backups",
-)
+# Run first (the report keeps CHECKS' order): the cheap file checks, while the engine, asked on a
+# thread once the config is known (or by the CLI's entry point before click loaded: doctor_engine.prefetch),
+# works out the store, embedder and hold index figures in its own process.
+RUN_FIRST = ("config", "data dir", "fail-open", "rules snapshot", "hooks", "http hooks", "settings backups")
 
 
 def run_checks(project_dir: Path | None = None, check_model: bool = True, full: bool = False) -> Report:
@@ -640,7 +600,7 @@ def run_checks(project_dir: Path | None = None, check_model: bool = True, full: 
             state.failed.add(name)
         if name == "config":
             try:
-                _start_background(state)
+                start_asking(state)  # the engine's figures, on a thread, while RUN_FIRST's checks run
             except Exception:  # noqa: BLE001 - the checks then do the same work in turn
                 state.pending.clear()
     return Report([c for name, _ in CHECKS for c in found[name]])

@@ -1,16 +1,21 @@
-"""Doctor's fast path: the store and embedder figures from the running engine.
+"""Doctor's fast path: the store, embedder and hold index figures from the running engine.
 
 Opening Chroma (~1.1 s) and loading the embedding model (~0.4 s) are most of
 what ``twiceshy doctor`` costs in a fresh process. When an engine runs for
 this data dir, :func:`ask_engine` sends it one ``doctor`` control request
 (:mod:`twiceshy.engine.doctor_query`) with a hard deadline and returns its
-figures; doctor then does only the cheap file checks itself. Whenever the
-engine cannot stand in for a fresh process, the figures are ``None`` with the
-reason, and doctor opens the store itself, as it always did:
+figures (the lesson counts and read-back, SQLite's check of the store file,
+the embedder, and the hold index shards, which cost O(lessons) to parse);
+doctor then does only the cheap file checks itself. The CLI's entry point
+sends the request before click and the plugins load (:func:`prefetch`), so
+the engine's work overlaps theirs. Whenever the engine cannot stand in for a
+fresh process, the figures are ``None`` with the reason, and doctor opens the
+store itself, as it always did:
 
 * no engine runs (one ``stat`` of its socket: nothing is started), it does not
   answer within :data:`ENGINE_TIMEOUT_S`, or it declines (still loading,
-  answering from its warm-start cache, another store or embedder configured);
+  answering from its warm-start cache); it runs with another store or
+  embedder configuration than doctor's (:func:`accept`);
 * ``--full`` (every lesson read back: the thorough, slow check);
 * the data dir check failed (a full or read-only disk: the engine's open store
   would hide what a new command meets when it opens the store; doctor
@@ -25,6 +30,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twiceshy.hooks import wire
@@ -33,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from twiceshy.ops.doctor_report import DoctorState
 
 ENGINE_TIMEOUT_S = 2.0  # the whole request; past it doctor opens the store itself
-SAME_SECTIONS = ("store", "embedding")  # as twiceshy.engine.doctor_query checks them (not imported: keep it light)
+SAME_SECTIONS = ("store", "embedding")  # the configuration that decides which store and embedder doctor means
 NO_ENGINE = "no engine running"
 DATA_DIR_FAILED = "the data dir check failed: the store is opened as a new command would open it"
 
@@ -64,35 +70,22 @@ class Pending:
         return self._value
 
 
-def ask_engine(
-    state: DoctorState, store_path: str, timeout: float = ENGINE_TIMEOUT_S
-) -> tuple[dict[str, Any] | None, str]:
-    """``(figures, '')`` from the running engine, or ``(None, why not)``.
-
-    ``figures`` has ``embedder`` (the embedder row's data, plus
-    ``hash_fallback``); ``store`` (the store row's data), ``store_problem``
-    (what SQLite's check of the store file found) or ``store_error`` (why the
-    engine could not read its store); and ``status`` (the engine's ``ping``
-    answer). Never raises; never waits past ``timeout``."""
-    from twiceshy.base.paths import data_dir
-
-    config = state.config
-    if config is None:
-        return None, "no configuration"
-    if state.full:
-        return None, "--full reads every lesson back"
-    if config["store"]["mode"] != "embedded":
-        return None, "server mode"
-    home = str(data_dir())
+def _listening(home: str) -> bool:
+    """Might an engine answer for ``home``? One ``stat`` for the usual Unix socket."""
     try:
         family, address, _token = wire.engine_address(home)
     except (wire.EngineDown, OSError):
+        return False
+    return family != getattr(wire._socket, "AF_UNIX", None) or os.path.exists(address)
+
+
+def request_figures(home: str, timeout: float = ENGINE_TIMEOUT_S) -> tuple[dict[str, Any] | None, str]:
+    """The engine's ``doctor`` answer for ``home`` as sent (checked for shape, not
+    yet against doctor's configuration: :func:`accept`), or ``(None, why not)``."""
+    if not _listening(home):
         return None, NO_ENGINE
-    if family == getattr(wire._socket, "AF_UNIX", None) and not os.path.exists(address):
-        return None, NO_ENGINE  # the common case costs one stat
-    payload = json.dumps({s: config[s] for s in SAME_SECTIONS}, default=str).encode("utf-8")
     try:
-        reply = wire.request(home, "-", "doctor", "ctl", payload, time.monotonic() + timeout)
+        reply = wire.request(home, "-", "doctor", "ctl", b"{}", time.monotonic() + timeout)
     except wire.EngineDown:
         return None, NO_ENGINE
     except TimeoutError:
@@ -111,16 +104,135 @@ def ask_engine(
         return None, f"the engine declined ({figures['declined']})"
     if "error" in figures:  # an engine from before this request existed
         return None, "the engine does not answer doctor's request (restart it: twiceshy engine stop)"
-    if not isinstance(figures.get("embedder"), dict) or not isinstance(figures.get("status"), dict):
+    if not all(isinstance(figures.get(k), dict) for k in ("embedder", "status", "config")):
         return None, "the engine's answer was incomplete"
-    store = figures.get("store")
-    if not isinstance(store, dict) and not any(
+    if not isinstance(figures.get("store"), dict) and not any(
         isinstance(figures.get(k), str) for k in ("store_problem", "store_error")
     ):
         return None, "the engine's answer was incomplete"
+    return figures, ""
+
+
+def accept(figures: dict[str, Any], config: Any, store_path: str) -> tuple[dict[str, Any] | None, str]:
+    """``figures`` when they are the ones doctor would find itself: the same store
+    and embedder configured (``config``), the same store folder; else why not."""
+    theirs = figures["config"]
+    for section in SAME_SECTIONS:
+        mine = json.dumps(config[section], sort_keys=True, default=str)
+        if json.dumps(theirs.get(section), sort_keys=True, default=str) != mine:
+            return None, f"the engine runs with another {section} configuration"
+    store = figures.get("store")
     if isinstance(store, dict) and store.get("path") != store_path:
         return None, "the engine has another store open"
     return figures, ""
 
 
-__all__ = ["DATA_DIR_FAILED", "ENGINE_TIMEOUT_S", "NO_ENGINE", "Pending", "ask_engine"]
+_prefetched: tuple[str, Pending] | None = None  # (data dir, the request) sent by prefetch()
+
+
+def prefetch(argv: list[str], home: str) -> None:
+    """Called by the CLI's entry point for ``twiceshy doctor`` before click and the
+    plugins load (~0.1 s): the engine works out its figures meanwhile, and
+    :func:`ask_engine` takes its answer. Does nothing for ``--full`` or ``--help``
+    (or when no engine listens); never raises."""
+    global _prefetched
+    if "--full" in argv or "--help" in argv:
+        return
+    try:
+        if _listening(home):
+            _prefetched = (wire.norm_home(home), Pending("prefetch", request_figures, home, ENGINE_TIMEOUT_S))
+    except Exception:  # noqa: BLE001 - doctor then asks in its own time
+        _prefetched = None
+
+
+def _take_prefetched(home: str) -> Pending | None:
+    global _prefetched
+    taken, _prefetched = _prefetched, None
+    if taken is None or taken[0] != wire.norm_home(home):
+        return None
+    return taken[1]
+
+
+def ask_engine(
+    state: DoctorState, store_path: str, timeout: float = ENGINE_TIMEOUT_S
+) -> tuple[dict[str, Any] | None, str]:
+    """``(figures, '')`` from the running engine, or ``(None, why not)``.
+
+    ``figures`` has ``embedder`` (the embedder row's data, plus
+    ``hash_fallback``); ``store`` (the store row's data), ``store_problem``
+    (what SQLite's check of the store file found) or ``store_error`` (why the
+    engine could not read its store); ``status`` (the engine's ``ping``
+    answer); ``config`` (its store and embedding sections). The request sent
+    by :func:`prefetch`, if any, is the one answered. Never raises; never
+    waits past ``timeout`` (twice that when a prefetched request is taken)."""
+    from twiceshy.base.paths import data_dir
+
+    config = state.config
+    if config is None:
+        return None, "no configuration"
+    if state.full:
+        return None, "--full reads every lesson back"
+    if config["store"]["mode"] != "embedded":
+        return None, "server mode"
+    home = str(data_dir())
+    pending = _take_prefetched(home)
+    if pending is not None:
+        try:
+            figures, note = pending.result(timeout + 1.0)
+        except Exception:  # noqa: BLE001 - cannot happen (request_figures does not raise): ask again
+            figures, note = request_figures(home, timeout)
+    else:
+        figures, note = request_figures(home, timeout)
+    if figures is None:
+        return None, note
+    return accept(figures, config, store_path)
+
+
+def store_path_of(config: Any) -> Path:
+    """The embedded store's folder for ``config`` (as the engine's context opens it)."""
+    from twiceshy.base.paths import store_dir
+
+    raw = config["store"]["path"]
+    return Path(raw).expanduser() if raw else store_dir()
+
+
+def start(state: DoctorState) -> None:
+    """Once the config is known: ask the engine on a thread (doctor's file checks run
+    meanwhile); :func:`figures_for` takes its answer."""
+    assert state.config is not None
+    state.pending["engine"] = Pending("engine", ask_engine, state, str(store_path_of(state.config)))
+
+
+def figures_for(state: DoctorState) -> dict[str, Any] | None:
+    """The running engine's figures for this doctor run, asked once (None, with the
+    reason in ``state.engine_note``, when doctor finds them itself)."""
+    if not state.engine_asked:
+        assert state.config is not None
+        state.engine_asked = True
+        pending = state.pending.get("engine")
+        try:
+            if pending is not None:  # asked in the background since the config check
+                figures, note = pending.result(2 * ENGINE_TIMEOUT_S + 2.0)
+            else:
+                figures, note = ask_engine(state, str(store_path_of(state.config)))
+        except Exception as exc:  # never: ask_engine does not raise; the figures are then doctor's own
+            figures, note = None, f"asking the engine failed ({type(exc).__name__})"
+        if figures is not None and "data dir" in state.failed:
+            figures, note = None, DATA_DIR_FAILED
+        state.engine_figures, state.engine_note = figures, note
+    return state.engine_figures
+
+
+__all__ = [
+    "DATA_DIR_FAILED",
+    "ENGINE_TIMEOUT_S",
+    "NO_ENGINE",
+    "Pending",
+    "accept",
+    "ask_engine",
+    "figures_for",
+    "prefetch",
+    "request_figures",
+    "start",
+    "store_path_of",
+]
