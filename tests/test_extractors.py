@@ -289,3 +289,66 @@ def test_a_marker_sentence_is_keyed_to_the_call_it_names_not_to_the_sentence(ses
     assert matches(sig, "Bash", {"command": "./deploy.sh --env=staging"})
     assert not matches(sig, "Bash", {"command": "./deploy.sh --env staging --region eu-west-1"})
     assert not matches(sig, "Bash", {"command": "./deploy.sh --help"})
+
+
+def _marker_signature(entries: list[TranscriptEntry]) -> dict:
+    (cand,) = ex.markers(entries)
+    return cand.structured["signature"]
+
+
+@pytest.mark.parametrize(
+    ("session", "line", "held", "passes"),
+    [
+        # The marker quotes the advice; the session's failed call is the mistake, not the fix that worked.
+        (
+            bash("tox -e py", "ERROR: InterpreterNotFound: python3.9", error=True) + bash("uvx tox -e py", "py: OK"),
+            "LEARNING: run `uvx tox` here, the system tox is broken.",
+            ["tox -e py", "tox -e lint"],
+            ["uvx tox -e py", "uvx tox -e lint"],
+        ),
+        # Written after a run that already had the flag: that run is the fix, the mistake lacks it.
+        (
+            bash("dotnet test --filter Category=Db tests/Api.Tests", "Passed! 12 tests"),
+            "GOTCHA: `dotnet test` needs `--filter Category=Db` for the db suite or it runs nothing useful.",
+            ["dotnet test tests/Api.Tests"],
+            ["dotnet test --filter Category=Db tests/Api.Tests"],
+        ),
+        # No program named: the variable the marker names links it to the calls that set it.
+        (
+            bash("rspec spec/models", "PG::ConnectionBad: could not connect to server", error=True)
+            + bash("PGPORT=5444 rspec spec/models", "42 examples, 0 failures"),
+            "LEARNING: specs need PGPORT for the docker postgres.",
+            ["rspec spec/models"],
+            ["PGPORT=5444 rspec spec/models"],
+        ),
+        # "never -Xdf, use -df": the advised bundle is the fix, the letter it leaves out the mistake.
+        (
+            bash("git clean -Xdf", "Removing .venv/"),
+            "LEARNING: never `git clean -xdf` here, it wipes the .venv; use `git clean -df`.",
+            ["git clean -xdf", "git clean -dfx"],
+            ["git clean -df", "git clean -n"],
+        ),
+        # A flag the marker forbids stays the mistake even though the call carried it.
+        (
+            bash("helm uninstall api --no-hooks", 'release "api" uninstalled'),
+            "GOTCHA: `helm uninstall --no-hooks` skips the pre-delete backup job; avoid --no-hooks.",
+            ["helm uninstall web --no-hooks"],
+            ["helm uninstall web"],
+        ),
+        # An environment variable the advice sets is the fix.
+        (
+            bash("npm run bundle", "bundle written"),
+            "LEARNING: `npm run bundle` must run with NODE_ENV=production for the release build.",
+            ["npm run bundle"],
+            ["NODE_ENV=production npm run bundle"],
+        ),
+    ],
+)
+def test_a_marker_holds_the_mistake_and_passes_its_fix(
+    session: list[TranscriptEntry], line: str, held: list[str], passes: list[str]
+) -> None:
+    sig = _marker_signature([user("go"), *session, say(line)])
+    for command in held:
+        assert matches(sig, "Bash", {"command": command}), (command, sig)
+    for command in passes:
+        assert not matches(sig, "Bash", {"command": command}), (command, sig)

@@ -1159,6 +1159,7 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     command_spans = sorted(command_spans, key=lambda s: s not in negated)  # the mistake first
     low = body.lower()
     named_flags = set(sg.flags_in_text(body))
+    named_env = {w for w in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[A-Z]{3,}\b", body)}
 
     def names(step: Step) -> float:
         cmd = _shell_cmd(step)
@@ -1181,15 +1182,41 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
             for flag in named_flags:
                 # The call that carries the flag the marker asks for is the fix, not the mistake.
                 score += -0.75 if flag in call.flags else 0.25
+        elif not score and not command_spans:
+            # No program named: the marker names what this call set ("tests need DATABASE_URL …",
+            # "always pass -run XXX with -bench").
+            carried = (named_flags & set(call.flags)) | {t for t in call.tokens if t[4:] in named_env}
+            score += 0.5 * len(carried)
         return score
 
     shell = [(names(s), s) for s in earlier if _shell_cmd(s) and not _is_look(s)]
     shell = [(sc + (0.5 if s.failed else 0.0), s) for sc, s in shell if sc > 0]
     if shell:
         _score, mistake = max(shell, key=lambda t: (t[0], t[1].index))
+        if not mistake.failed:
+            # The marker explains a failure its call then fixed: the call that failed is the mistake
+            # ("run `poetry run pytest` here" after "pytest tests/" failed and the former worked).
+            failed = [
+                s
+                for s in earlier
+                if s.failed
+                and s.index < mistake.index
+                and _shell_cmd(s)
+                and not _is_look(s)
+                and _one_action(s, mistake)
+            ]
+            mistake = failed[-1] if failed else mistake
         cmd = _shell_cmd(mistake)
         fix: str | None = None
-        if mistake.failed:
+        asked = {f for f in named_flags if _asked_for(body, f)}
+        if not mistake.failed and asked and asked & set(sg.pick_call(cmd).flags):
+            # The call carries the flag the marker says to pass ("`cargo test` needs `--features
+            # integration`", written after the run that had it): it is the fix; the mistake is the
+            # call without it.
+            bare = _without_flags(cmd, asked)
+            if bare and bare != cmd:
+                cmd, fix = bare, cmd
+        if fix is None and mistake.failed:
             for step in steps:
                 c = _shell_cmd(step)
                 if step.index > mistake.index and c and step.succeeded and not _is_look(step) and related(cmd, c):
@@ -1209,7 +1236,8 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
         if sig is not None and sig.get("kind") == "command":
             sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
-        return mistake.action, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
+        trigger = mistake.action if cmd == _shell_cmd(mistake) else cmd
+        return trigger, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
     # Code named in the body: the edit that brought it in (the fix, when a
     # later version keeps it) or that brought in what a later edit removed.
     code_spans = [s for s in spans if len(s) >= 3 and (not sg.is_command_like(s) or "(" in s or "=" in s)]
@@ -1236,6 +1264,51 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
             fix = sig.get("fix")
             return span, sig, sg.describe_call(span), sg.describe_call(str(fix)) if fix else None
     return short(body, 400), None, {}, None
+
+
+_ASK_BEFORE_RE = re.compile(r"(?i)\b(?:pass|use|add|needs?|requires?|always|set|with)\b\W*(?:\S+\s+){0,2}$")
+_WITH_BEFORE_RE = re.compile(r"(?i)\bwith\b\W*$")
+
+
+def _asked_for(body: str, flag: str) -> bool:
+    """Does the marker ask for ``flag`` ("always pass -run XXX", "needs `--features x`"), and
+    never forbid it ("avoid --force")? "-run XXX with -bench": -bench is the context, not asked."""
+    spots = [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", body)]
+    if not spots or any(sg.said_not_to(body[:k]) for k in spots):
+        return False
+    return any(_ASK_BEFORE_RE.search(body[max(0, k - 40) : k]) and not _WITH_BEFORE_RE.search(body[:k]) for k in spots)
+
+
+def _one_action(a: Step, b: Step) -> bool:
+    """Two shell calls of one program and subcommand (``pytest x`` / ``poetry run pytest x``)."""
+    ca, cb = sg.pick_call(_shell_cmd(a)), sg.pick_call(_shell_cmd(b))
+    return (
+        ca is not None
+        and cb is not None
+        and ca.program == cb.program
+        and ca.sub(ca.program)[:1] == cb.sub(cb.program)[:1]
+    )
+
+
+def _without_flags(command: str, flags: set[str]) -> str:
+    """``command`` with ``flags`` (and the value each takes) left out."""
+    call = sg.pick_call(command)
+    if call is None:
+        return ""
+    words = list(call.env) + list(call.argv)
+    out: list[str] = []
+    skip = False
+    for k, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        name = word.split("=", 1)[0]
+        if name in flags:
+            values = call.values.get(name) or []
+            skip = "=" not in word and k + 1 < len(words) and words[k + 1] in values
+            continue
+        out.append(word)
+    return " ".join(sg.quote(w) for w in out)
 
 
 def _code_in(span: str, code: str) -> bool:

@@ -59,6 +59,7 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
         "--all": "-a",
         "--delete": "-d",
         "--rebase": "-r",
+        "--set-upstream": "-u",
     },
     "docker": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d", "--interactive": "-i"},
     "podman": {"--volumes": "-v", "--file": "-f", "--tag": "-t", "--detach": "-d"},
@@ -73,7 +74,7 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
     "cargo": {"--package": "-p", "--features": "-F", "--release": "-r"},
     "pytest": {"--numprocesses": "-n", "--exitfirst": "-x"},
     "terraform": {},
-    "psql": {"--host": "-h", "--username": "-U", "--dbname": "-d", "--command": "-c"},
+    "psql": {"--host": "-h", "--username": "-U", "--dbname": "-d", "--command": "-c", "--port": "-p", "--file": "-f"},
 }
 # Flags that tune output, verbosity or build mode: never what made a call wrong.
 INCIDENTAL_FLAGS = {
@@ -470,7 +471,17 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     ]
     if named_in is not None:
         low = named_in.lower()
-        dropped = [t for t in dropped if re.search(rf"(?<![\w-]){re.escape(t.lower())}(?![\w-])", low)]
+
+        def named(flag: str) -> bool:
+            return bool(re.search(rf"(?<![\w-]){re.escape(flag.lower())}(?![\w-])", low))
+
+        # "-x" is named when the text names "-fdx", the mistake's bundle that carries it.
+        bundles = [w for w in m_flags if re.fullmatch(r"-[A-Za-z]{2,}", w)]
+        dropped = [
+            t
+            for t in dropped
+            if named(t) or re.fullmatch(r"-[A-Za-z]", t) and any(t[1] in b[1:] and named(b) for b in bundles)
+        ]
     if not env_or_runner_fix:
         present += [flag_item(t, prog) for t in dropped if t != "-m"]
     # Changed flag values: a value class the fix's value does not have.
@@ -499,6 +510,13 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             item = f"*.{me}"
             if item not in present:
                 present.append(item)
+    # A name the fix put in its place ("git push origin x" -> "git push -u fork x"): the remote,
+    # context or package named is the mistake, not only what the fix added around it.
+    if len(m_ops) == len(f_ops):
+        for mv, fv in zip(m_ops, f_ops):
+            if mv != fv and _a_name(mv) and _a_name(fv) and mv not in present:
+                present.append(mv)
+                break
     added_flags = [
         t for t in f.flags if t not in set(m_flags) and _canon(t, prog) not in {_canon(x, prog) for x in m_flags}
     ]
@@ -1318,6 +1336,7 @@ def _looks_like_a_fix(fcall: Call, mistake: Call, fix: str) -> bool:
     return bool(msub) and fcall.sub(fcall.program)[:1] == msub
 
 
+_ENV_IN_TEXT_RE = re.compile(r"(?<![\w$/.-])([A-Z][A-Z0-9_]{2,})=(?=[^\s=])")
 _ADVISED_STEP_RE = re.compile(r"`([^`\n]{2,120}?)\s*&&\s*(?:…|\.\.\.)?\s*`")
 _SETUP_STEP_RE = re.compile(r"(?<![\w-])(source|\.|nvm|direnv|conda|mise)\s+[^\s`]+(?:\s+[^\s`&;]+)?\s*(?:&&|;)")
 
@@ -1340,6 +1359,10 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
             continue
         if flag not in absent and flag not in extra:
             extra.append(flag)
+    for found in _ENV_IN_TEXT_RE.finditer(text):
+        env = "env:" + found.group(1)
+        if env not in call.tokens and env not in absent and env not in extra and not _negated(text[: found.start()]):
+            extra.append(env)  # "must run with NODE_ENV=production": the call that sets it is the fix
     for found in _SETUP_STEP_RE.finditer(text):
         step = "pre:" + found.group(1)
         if step not in call.tokens and step not in absent and step not in extra and not _negated(text[: found.start()]):
@@ -1638,6 +1661,27 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     return sig
 
 
+def _a_name(word: str) -> bool:
+    """An operand that names something (a remote, a package, an environment), not a path,
+    a number or a placeholder."""
+    return bool(re.fullmatch(r"[A-Za-z][\w.-]{1,40}", word)) and not _ext(word) and not is_placeholder(word)
+
+
+def _narrower_bundle(flag: str, word: str) -> bool:
+    """``-fd`` against the call's ``-fdx``: the same switches, some left out."""
+    a, b = flag[1:], word[1:]
+    return (
+        flag.startswith("-")
+        and word.startswith("-")
+        and not flag.startswith("--")
+        and not word.startswith("--")
+        and a.isalpha()
+        and b.isalpha()
+        and len(a) >= 2
+        and set(a) < set(b)
+    )
+
+
 def _bundle_of(flag: str, have: set[str]) -> bool:
     """``-fd`` when the trigger has ``-f`` and ``-d`` (``git clean -fdx``): nothing new."""
     body = flag[1:]
@@ -1801,6 +1845,10 @@ def advice_fix(mistake: str, text: str) -> str | None:
     for flag, value in pairs.items():
         names = {flag, _aliases(call.program).get(flag, flag)}
         at = next((i for i, w in enumerate(argv) if w.split("=", 1)[0] in names), None)
+        bigger = next((i for i, w in enumerate(argv) if _narrower_bundle(flag, w)), None)
+        if at is None and not value and bigger is not None:
+            argv[bigger], changed = flag, True  # "use git clean -fd" for "git clean -fdx": the x goes
+            continue
         if at is None and not value:
             # A safer form of a flag the call has ("--force" -> "--force-with-lease"): it replaces it.
             longer = {
