@@ -1220,6 +1220,7 @@ class Engine:
         if command == "ping":
             return NativeOutput(stdout=json.dumps(self.status()))
         if command == "doctor":  # the figures `twiceshy doctor` needs the open store for
+            # Here, not at the top: it brings in the store's modules, kept off the first answer's path.
             from twiceshy.engine.doctor_query import answer
 
             return NativeOutput(stdout=json.dumps(answer(self, payload), default=str))
