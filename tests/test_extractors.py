@@ -352,3 +352,52 @@ def test_a_marker_holds_the_mistake_and_passes_its_fix(
         assert matches(sig, "Bash", {"command": command}), (command, sig)
     for command in passes:
         assert not matches(sig, "Bash", {"command": command}), (command, sig)
+
+
+def _rejected(command: str, reason: str = "") -> list[TranscriptEntry]:
+    out = "The user doesn't want to proceed with this tool use. The tool use was rejected"
+    return tool("Bash", {"command": command}, out + (f". The user said: {reason}" if reason else ""), error=True)
+
+
+@pytest.mark.parametrize(
+    ("session", "said", "held", "passes"),
+    [
+        # "we use X here, not Y" after a call that worked is a correction.
+        (bash("pip install requests", "Successfully installed requests-2.32.3"), "we use uv in this repo, not pip",
+         ["pip install httpx"], ["uv add httpx", "pip --version"]),
+        # Nothing ran after it: the flags the user asks for are the fix.
+        (bash("cargo test", "test result: ok. 812 passed"), "don't run everything, use -p for the crate you changed",
+         ["cargo test", "cargo test --release"], ["cargo test -p billing", "cargo build"]),
+        # The operand the user forbids, not the ones they say are fine.
+        (bash("rm -rf .cache/ out/ .venv/", ""), "don't delete .venv, rebuilding it takes ages; only .cache and out",
+         ["rm -rf .venv", "rm -rf out .venv"], ["rm -rf out/", "rm -rf .cache"]),
+        # The value named as wrong.
+        (bash("ansible-playbook site.yml -l prod", "PLAY RECAP ok=12"), "stop, I said staging — always -l staging unless I say prod",
+         ["ansible-playbook site.yml -l prod"], ["ansible-playbook site.yml -l staging"]),
+    ],
+)  # fmt: skip
+def test_a_correction_holds_the_mistake_and_passes_the_fix(
+    session: list[TranscriptEntry], said: str, held: list[str], passes: list[str]
+) -> None:
+    cands = ex.user_corrections([user("go"), *session, user(said)])
+    assert cands, said
+    sig = cands[0].structured["signature"]
+    for command in held:
+        assert matches(sig, "Bash", {"command": command}), (command, sig)
+    for command in passes:
+        assert not matches(sig, "Bash", {"command": command}), (command, sig)
+
+
+def test_a_rejection_keeps_what_the_user_named() -> None:
+    # The reason names the action ("deploy … release"); the fix is another program run after it.
+    entries = [
+        user("ship it"),
+        *_rejected(
+            "gradle -q -Prelease publish --no-daemon",
+            "don't publish from here, the release pipeline signs it: run gh workflow run publish.yml",
+        ),
+    ]
+    entries += bash("gh workflow run publish.yml", "Created workflow_dispatch event")
+    sig = ex.user_corrections(entries)[0].structured["signature"]
+    assert matches(sig, "Bash", {"command": "gradle publish -Prelease"}), sig
+    assert not matches(sig, "Bash", {"command": "gh workflow run publish.yml"})

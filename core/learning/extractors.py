@@ -83,6 +83,10 @@ _CORRECTION_RES = [
     re.compile(r"(?i)\b(?:that'?s|that is|this is)\s+(?:wrong|incorrect|not (?:right|what))"),
     re.compile(r"(?i)\bshould(?:n'?t| not)\b"),
     re.compile(r"(?i)\b(?:please\s+)?(?:always|only)\s+use\b"),
+    # "we use pnpm here, not npm", "use uv, not pip", "not npm — use pnpm add"
+    re.compile(r"(?i)\bwe\s+(?:always\s+)?(?:use|run)\s+[`'\"]?[\w./@:+-]+[^.!?\n]{0,40}?,?\s+not\s+[`'\"]?\w"),
+    re.compile(r"(?i)\buse\s+[`'\"]?[\w./@:+-]+(?:\s+[\w./@:+-]+)?[`'\"]?\s*[,;—–-]\s*not\s+[`'\"]?\w"),
+    re.compile(r"(?i)\bnot\s+[`'\"]?[\w./@:+-]+[`'\"]?\s*[,;—–-]+\s*(?:use|run)\s+\S"),
 ]
 _INJECTED_PREFIXES = ("<", "[request interrupted", "caveat:", "this session is being continued")
 _SYSTEM_BLOCK_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.S | re.I)
@@ -540,6 +544,19 @@ def related(a: str, b: str) -> bool:
     if any(x.startswith(y) or y.startswith(x) for x in pa for y in pb if min(len(x), len(y)) >= 3):
         return True  # docker-compose / docker
     return similarity(a, b) >= 0.3
+
+
+def _names_less(sig: dict, other: dict, text: str) -> bool:
+    """Does ``sig`` key on parts ``text`` never names, where ``other`` keys only on named ones?"""
+    low = text.lower()
+
+    def named(item: object) -> bool:
+        # "-var=env=prod" is named by "prod": a value item by its value's last part.
+        alts = [alt.strip("*").lower() for alt in str(item).split("|") if alt.strip("*")]
+        return any(alt in low or "=" in alt and alt.rsplit("=", 1)[1] in low for alt in alts)
+
+    mine, theirs = sig.get("present") or [], other.get("present") or []
+    return bool(theirs) and all(named(p) for p in theirs) and not all(named(p) for p in mine)
 
 
 def _user_entries(entries: list[TranscriptEntry]) -> list[int]:
@@ -1010,7 +1027,22 @@ def _correction_candidate(mistake: Step, text: str, steps: list[Step], after: in
     fix_desc: dict | None = None
     if cmd:
         fix = fix_cmd or (_shell_cmd(fix_step) if fix_step is not None else None)
-        sig = sg.derive_command(cmd, fix, why=text) or (sg.derive_command(cmd, None, why=text) if fix else None)
+        if fix is None and text:
+            # Nothing ran after it: the user's words are the lesson, read as a taught one is
+            # ("don't run the whole suite, use -x and -k": -x and -k are the fix).
+            alone = sg.derive_command(cmd, None, why=text)
+            sig = sg.derive_from_trigger(cmd, text) or alone
+            if alone and not sig.get("absent") and _names_less(sig, alone, text):
+                # The advice added nothing to the call and kept flags the user never named; what
+                # they did name ("deploy … release") is the better key.
+                sig = {**alone, **({"fix": sig["fix"]} if sig.get("fix") else {})}
+            if sig is not alone and alone and alone.get("sub") and not sig.get("sub"):
+                # What the user said is about this subcommand ("apply to staging with --context"),
+                # not every call of the program.
+                narrowed = {**sig, "sub": alone["sub"]}
+                sig = narrowed if sg.check(narrowed, "Bash", {"command": cmd})[0] else sig
+        else:
+            sig = sg.derive_command(cmd, fix, why=text) or (sg.derive_command(cmd, None, why=text) if fix else None)
         mistake_desc = sg.describe_call(cmd)
         fix_desc = sg.describe_call(fix) if fix else None
     else:

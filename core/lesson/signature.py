@@ -312,6 +312,9 @@ def _alone(m: Call, why: str = "", named_parts: bool = True) -> dict[str, Any]:
     named_flags = [t for t in _collapse(flags) if named(t)]
     ops = [o for o in _operands(m, prog) if len(o) >= 2]
     named_ops = [o for o in ops if named(o) or named(o.rstrip("/"))]
+    # "don't delete node_modules …; just build and dist": the operands the reason forbids.
+    forbidden = [o for o in named_ops if _named_negated(o, low)]
+    named_ops = forbidden or named_ops
     present = [flag_item(t, prog) for t in named_flags] + named_ops[:2]
     if not present and low and named_parts:
         # A word the reason names inside a value ("prod" in -var-file=envs/prod.tfvars).
@@ -333,6 +336,14 @@ def _alone(m: Call, why: str = "", named_parts: bool = True) -> dict[str, Any]:
     if present:
         out["present"] = present
     return out
+
+
+def _named_negated(word: str, low: str) -> bool:
+    """Is ``word`` named in ``low`` (lower-case text) right after a negation ("don't delete x")?"""
+    for found in re.finditer(rf"(?<![\w-]){re.escape(word.lower().rstrip('/'))}(?![\w])", low):
+        if _negated(low[: found.start()]):
+            return True
+    return False
 
 
 def _collapse(flags: list[str]) -> list[str]:
