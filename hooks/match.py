@@ -689,6 +689,9 @@ def parse_command(command: str) -> list[Call]:
         call.tokens.update(before)
         if call.levels and call.outer not in _NOT_STEPS:
             before.append("pre:" + call.outer)
+            first = call.sub(call.outer)[:1]
+            if first:
+                before.append(f"pre:{call.outer} {first[0]}")  # "docker login && docker push": a step of its own
             if call.outer in (".", "source"):
                 before.append("pre:" + ("source" if call.outer == "." else "."))  # one builtin, two names
     # ``post:<prog>`` for the commands after it (a fix that adds a step after).

@@ -447,3 +447,16 @@ def test_remote_host_names_the_machine_not_a_path_or_version() -> None:
     assert remote_host("root@10.0.0.7") == "10.0.0.7"
     for word in ("node:20", "public/", "/tmp/x", "conf.d/site", "zod@3.2", "s3://bucket/key", "out.json:3"):
         assert remote_host(word) == "", word
+
+
+def test_a_setup_call_of_the_same_program_before_the_call_is_the_fix() -> None:
+    sig = sg.derive_command(
+        "podman push quay.example.com/team/app:7",
+        "podman login quay.example.com -u bot && podman push quay.example.com/team/app:7",
+    )
+    assert hit(sig, "podman push quay.example.com/team/worker:7")
+    assert not hit(sig, "podman login quay.example.com -u bot && podman push quay.example.com/team/worker:7")
+    sig = sg.derive_command("pulumi up", "pulumi stack select dev && pulumi up")
+    assert sig is None or not hit(sig, "pulumi stack select dev && pulumi up --yes")
+    # Another call of the program that is no setup ("git add && git commit") teaches nothing of its own.
+    assert sg.derive_command("git commit -m wip", "git add -A && git commit -m wip") is None

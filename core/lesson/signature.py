@@ -616,14 +616,22 @@ def _step_matters(tok: str, mistake: Call, call_changed: bool = False) -> bool:
     (``source``, ``nvm use``) counts: the change is the fix."""
     if not tok.startswith(("pre:", "post:")):
         return True
-    prog = tok.split(":", 1)[1]
+    prog, _, sub = tok.split(":", 1)[1].partition(" ")
     if call_changed and prog not in ACTIVATION_PROGRAMS:
         return False
     if prog in (mistake.outer, mistake.program):
-        return False
+        # Another call of the same program is a step only when it sets things up
+        # ("docker login && docker push"); "git reset … && git commit" is not.
+        return tok.startswith("pre:") and sub in SETUP_SUBCOMMANDS and [sub] != mistake.sub(prog)[:1]
+    if sub:
+        return False  # the step is already counted by its program ("pre:vpn")
     return prog in ACTIVATION_PROGRAMS or prog not in _NO_STEP_PROGRAMS
 
 
+# Subcommands that set a program up for the next call of it: logging in, selecting, starting.
+SETUP_SUBCOMMANDS = frozenset(
+    {"login", "auth", "init", "select", "workspace", "activate", "up", "start", "unlock", "connect"}
+)
 _CONFIG_EXTS = ("ini", "toml", "yaml", "yml", "json", "cfg", "conf", "hcl", "env")
 
 
