@@ -5,16 +5,21 @@
     python bench/judgement.py --shape test_fix --json
     python bench/judgement.py --split sealed       # only the sealed split (default: both, side by side)
     python bench/judgement.py --split fresh        # only the fresh split
+    python bench/judgement.py --split blind        # the blind split (measured, never read)
+    python bench/judgement.py --split blind-open -v  # its half that may be read
     python bench/judgement.py --split fresh --crowd  # every incident in one project
     python bench/judgement.py --split dev --mutate   # every shell probe in other words
 
-Four splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
+Five splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
 ``dev`` (tests/judgement/dev, written later by someone who had not read the matcher:
 read it to find what is wrong), ``sealed`` (tests/judgement/sealed, written
 independently before the matcher changed and never read item by item while
 tuning: report it, never tune on it; ``-v`` prints no item of it) and ``fresh``
 (tests/judgement/fresh, written without reading the matcher or the other splits,
-to see how the matcher does on incidents it was never tuned on).
+to see how the matcher does on incidents it was never tuned on; since read and tuned
+on like dev) and ``blind`` (tests/judgement/blind, written the same way in round 3,
+with several incidents per project: measured in aggregate only, like sealed; its
+``blind-open`` half may be read, its ``blind-sealed`` half never).
 
 Modes: ``learned`` (session end on each incident's real-format transcript),
 ``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
@@ -47,13 +52,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import dev, fresh, sealed  # noqa: E402
+from judgement import blind, dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.mutate import mutated  # noqa: E402
 from judgement.spec import SHAPES, Corpus  # noqa: E402
 from other_code import run_other_code  # noqa: E402
 
 CROWD_PROJECT = "crowd"
+# Splits measured only in aggregate: ``-v`` never prints one of their items.
+UNREAD = ("sealed", "blind", "blind-sealed")
 
 
 def crowd(corpus: Corpus) -> Corpus:
@@ -201,9 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
     ap.add_argument(
         "--split",
-        choices=("tuning", "dev", "sealed", "fresh", "both", "all"),
+        choices=("tuning", "dev", "sealed", "fresh", "blind", "blind-open", "blind-sealed", "both", "all"),
         default="both",
-        help="which corpus split: both = tuning and sealed; all adds dev and fresh",
+        help="which corpus split: both = tuning and sealed; all adds dev, fresh and blind",
     )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
@@ -233,8 +240,17 @@ def main(argv: list[str] | None = None) -> int:
         del rest[i : i + (1 if rest[i].startswith("--code=") else 2)]
         return _run_other_code(args.code, rest)
 
-    splits = {"tuning": h.load, "dev": dev.load, "sealed": sealed.load, "fresh": fresh.load}
-    chosen = ["tuning", "sealed"] if args.split == "both" else list(splits) if args.split == "all" else [args.split]
+    splits = {
+        "tuning": h.load,
+        "dev": dev.load,
+        "sealed": sealed.load,
+        "fresh": fresh.load,
+        "blind-open": lambda: blind.load("open"),
+        "blind-sealed": lambda: blind.load("sealed"),
+        "blind": blind.load,
+    }
+    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed"]
+    chosen = ["tuning", "sealed"] if args.split == "both" else everything if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
     runs: list[tuple[str, dict[str, Any]]] = [("", overrides)]
@@ -264,13 +280,13 @@ def main(argv: list[str] | None = None) -> int:
                 )  # fmt: skip
                 rows.append((split, label.strip() and "*", result))
                 if args.cold:
-                    print(cold_line(result, split, args.verbose and split != "sealed"))
+                    print(cold_line(result, split, args.verbose and split not in UNREAD))
                 if args.json:
                     out_json.append({**h.to_json(result), "split": split, "label": label.strip(" []") or "measured"})
                     continue
                 print(table(result, f" [{split}]{label}"))
-                if args.verbose and split != "sealed":
-                    print(report(result, args.verbose))  # the sealed split's items stay unread
+                if args.verbose and split not in UNREAD:
+                    print(report(result, args.verbose))  # the sealed and blind splits' items stay unread
                 print(flush=True)
     if not args.json:
         print(side_by_side(rows))

@@ -13,6 +13,9 @@ twiceshy on it, so nothing here was shaped by how the matcher does.
 
 ``load()`` returns a :class:`judgement.spec.Corpus` with every incident numbered
 from ``FIRST`` (the number fixes its session id) and the everyday calls.
+``load("open")`` / ``load("sealed")`` return its two halves (every other incident of
+each shape, every other everyday call): the open half is read to find what is wrong,
+the sealed half only measured, in aggregate (``bench/judgement.py --split blind-sealed``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,18 @@ from . import correction, error_fix, everyday, marker, retry, test_fix
 FIRST = 4001
 
 
-def load() -> Corpus:
-    incidents = [*error_fix.INCIDENTS, *correction.INCIDENTS, *marker.INCIDENTS, *test_fix.INCIDENTS, *retry.INCIDENTS]
+HALVES = ("open", "sealed")
+
+
+def load(half: str | None = None) -> Corpus:
+    shapes = [error_fix.INCIDENTS, correction.INCIDENTS, marker.INCIDENTS, test_fix.INCIDENTS, retry.INCIDENTS]
+    incidents = [inc for shape in shapes for inc in shape]
     for number, inc in enumerate(incidents, FIRST):
-        inc.number = number
-    return Corpus(incidents=incidents, everyday=list(everyday.EVERYDAY))
+        inc.number = number  # over the whole split, so a half keeps each incident's session id
+    calls = list(everyday.EVERYDAY)
+    if half is None:
+        return Corpus(incidents=incidents, everyday=calls)
+    if half not in HALVES:
+        raise ValueError(f"half must be one of {HALVES}, not {half!r}")
+    k = HALVES.index(half)
+    return Corpus(incidents=[i for shape in shapes for i in shape[k::2]], everyday=calls[k::2])
