@@ -857,8 +857,8 @@ def _token_hit(item: str, tokens: set[str]) -> bool:
         t = tok.lower()
         if t == low:
             return True
-        if "://" in low and t.startswith(low.rstrip("/") + "/"):
-            return True  # s3://bucket ~ s3://bucket/key
+        if "/" in low and t.startswith(low.rstrip("/") + "/"):
+            return True  # s3://bucket ~ s3://bucket/key, k8s/base ~ k8s/base/hpa.yaml
         flag, eq, value = t.partition("=")
         if eq and flag.startswith("-") and not low.startswith("-"):
             t = value

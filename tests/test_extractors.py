@@ -401,3 +401,25 @@ def test_a_rejection_keeps_what_the_user_named() -> None:
     sig = ex.user_corrections(entries)[0].structured["signature"]
     assert matches(sig, "Bash", {"command": "gradle publish -Prelease"}), sig
     assert not matches(sig, "Bash", {"command": "gh workflow run publish.yml"})
+
+
+def test_a_look_of_the_same_program_between_a_retry_loop_and_its_fix_is_not_the_fix() -> None:
+    # "emulator list" found the device; the call that then worked is the fix.
+    entries = [user("start it")]
+    entries += bash("expo run:android", "CommandError: No Android connected device found", error=True)
+    entries += bash("expo run:android --device pixel", "CommandError: No device named pixel", error=True)
+    entries += bash("emulator -list-avds", "Pixel_7_API_34")
+    entries += bash("expo run:android --device Pixel_7_API_34", "Opening on Pixel_7_API_34")
+    (cand,) = ex.retry_loops(entries)
+    assert "`expo run:android --device Pixel_7_API_34` worked" in cand.text
+    # Same program, another subcommand in between ("git switch -c"), then the push that worked.
+    entries = [user("push it")]
+    entries += bash("git push origin main", "remote: error: GH006: Protected branch update failed", error=True)
+    entries += bash("git push -f origin main", "remote: error: GH006: Protected branch update failed", error=True)
+    entries += bash("git switch -c fix/rounding", "Switched to a new branch 'fix/rounding'")
+    entries += bash("git push -u origin fix/rounding", "branch 'fix/rounding' set up to track 'origin/fix/rounding'")
+    (cand,) = ex.retry_loops(entries)
+    sig = cand.structured["signature"]
+    assert matches(sig, "Bash", {"command": "git push origin main"})
+    assert not matches(sig, "Bash", {"command": "git push -u origin fix/other-thing"})
+    assert not matches(sig, "Bash", {"command": "git push origin fix/rounding"})

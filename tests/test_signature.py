@@ -460,3 +460,10 @@ def test_a_setup_call_of_the_same_program_before_the_call_is_the_fix() -> None:
     assert sig is None or not hit(sig, "pulumi stack select dev && pulumi up --yes")
     # Another call of the program that is no setup ("git add && git commit") teaches nothing of its own.
     assert sg.derive_command("git commit -m wip", "git add -A && git commit -m wip") is None
+
+
+def test_a_directory_the_mistake_named_covers_the_files_in_it() -> None:
+    sig = sg.derive_command("kubectl apply -f deploy/raw/", "kubectl apply -k deploy/overlays/prod")
+    assert hit(sig, "kubectl apply -f deploy/raw/ingress.yaml")
+    assert not hit(sig, "kubectl apply -f deploy/other/ingress.yaml")
+    assert not hit(sig, "kubectl apply -k deploy/overlays/prod")

@@ -641,13 +641,16 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
 
 
 def _same_program_fix(steps: list[Step], j: int, failed: str) -> Step | None:
-    """A later call of the failed program that worked, when the call that worked at ``j`` ran
-    another one: ``docker compose port postgres 5432`` between a failed ``psql -h localhost …``
-    and ``psql … -p 5433`` found the fix, it was not it. Not when the failed call itself then
+    """A later call of the failed action that worked, when the call that worked at ``j`` did
+    something else: ``docker compose port postgres 5432`` between a failed ``psql -h localhost …``
+    and ``psql … -p 5433``, or ``flutter devices`` between a failed ``flutter run`` and ``flutter
+    run -d emulator-5554``, found the fix; it was not it. Not when the failed call itself then
     worked unchanged (the other call set something up), nor past an edit or a failure."""
     mistake, found = sg.pick_call(failed), sg.pick_call(_shell_cmd(steps[j]))
-    if mistake is None or found is None or {p for p, _ in mistake.levels} & {p for p, _ in found.levels}:
+    if mistake is None or found is None:
         return None
+    if found.program == mistake.program and found.sub(found.program)[:1] == mistake.sub(mistake.program)[:1]:
+        return None  # the same action, changed: that is the fix
     for k in range(j + 1, min(len(steps), j + 1 + LOOKAHEAD)):
         later = steps[k]
         if _is_edit(later) or later.failed:

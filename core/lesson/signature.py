@@ -1683,7 +1683,7 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
 def _a_name(word: str) -> bool:
     """An operand that names something (a remote, a package, an environment), not a path,
     a number or a placeholder."""
-    return bool(re.fullmatch(r"[A-Za-z][\w.-]{1,40}", word)) and not _ext(word) and not is_placeholder(word)
+    return bool(re.fullmatch(r"[A-Za-z][\w./-]{1,60}", word)) and not _ext(word) and not is_placeholder(word)
 
 
 def _narrower_bundle(flag: str, word: str) -> bool:
