@@ -112,9 +112,11 @@ _GROUPS = {
     "compose", "pip", "tool", "stash", "remote", "submodule", "worktree", "rollout", "config", "image", "container",
     "volume", "network", "buildx", "system", "context", "pr", "issue", "repo", "workflow", "run", "s3", "s3api",
     "ecr", "ecs", "eks", "iam", "lambda", "sts", "cloudfront", "ec2", "logs", "secretsmanager", "ssm", "auth",
-    "cache", "self", "mod", "db", "workspace", "secret", "release", "bisect", "notes", "sparse-checkout",
+    "cache", "self", "mod", "db", "workspace", "secret", "release", "bisect", "notes", "sparse-checkout", "pub",
 }  # fmt: skip
-_GROUP_PROGRAMS = {"docker", "podman", "aws", "gcloud", "az", "gh", "git", "uv", "kubectl", "go", "cargo", "npm"}
+_GROUP_PROGRAMS = {
+    "docker", "podman", "aws", "gcloud", "az", "gh", "git", "uv", "kubectl", "go", "cargo", "npm", "flutter", "dart",
+}  # fmt: skip
 _HELP_FLAGS = {"--help", "-help", "-h", "--version", "-version", "--usage", "-?"}
 _HELP_WORDS = {"help", "version", "--version"}
 

@@ -467,3 +467,19 @@ def test_a_directory_the_mistake_named_covers_the_files_in_it() -> None:
     assert hit(sig, "kubectl apply -f deploy/raw/ingress.yaml")
     assert not hit(sig, "kubectl apply -f deploy/other/ingress.yaml")
     assert not hit(sig, "kubectl apply -k deploy/overlays/prod")
+
+
+def test_a_sourced_environment_is_for_the_action_a_toolchain_for_every_call() -> None:
+    # "source .env.local" set what the database task needs, not what "rake -T" needs.
+    sig = sg.derive_command("bundle exec rake db:seed", "source .env.local && bundle exec rake db:seed")
+    assert hit(sig, "bundle exec rake db:seed")
+    assert not hit(sig, "bundle exec rake -T") and not hit(sig, "bundle exec rspec")
+    # A toolchain manager picks what every call of the program runs on.
+    sig = sg.derive_command("yarn install", "fnm use && yarn install")
+    assert hit(sig, "yarn build") and not hit(sig, "fnm use && yarn build")
+
+
+def test_flutter_pub_is_a_group_of_subcommands() -> None:
+    sig = sg.derive_command("flutter pub run build_runner build", "dart run build_runner build")
+    assert hit(sig, "flutter pub run build_runner watch")
+    assert not hit(sig, "flutter pub get") and not hit(sig, "flutter pub upgrade")

@@ -87,6 +87,9 @@ ACTIVATION_PROGRAMS = {
     "source", ".", "nvm", "fnm", "volta", "asdf", "pyenv", "rbenv", "conda", "mamba", "micromamba", "direnv",
     "export", "ulimit", "corepack", "rustup", "sdk", "jenv", "goenv", "nodenv", "mise", "rtx", "module",
 }  # fmt: skip
+# The steps that pick the toolchain every call of a program runs on ("nvm use", "mise exec"),
+# unlike a "source .envrc" or "export X=…" some calls need and others do not.
+TOOLCHAIN_PROGRAMS = ACTIVATION_PROGRAMS - {"source", ".", "export", "ulimit", "direnv"}
 # Options that select where/as whom/with which config a program runs, for
 # every subcommand: a lesson that one is missing holds for all of them.
 GLOBAL_FLAGS = {
@@ -576,7 +579,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     sub = _sub_words(m, prog)
     # "nvm use && npm …", "uv run …", ".venv/bin/pip": any call of the program needs it.
     toolchain = any(
-        a.startswith(("via:", "exe:")) or a.startswith("pre:") and a[4:] in ACTIVATION_PROGRAMS for a in absent
+        a.startswith(("via:", "exe:")) or a.startswith("pre:") and a[4:] in TOOLCHAIN_PROGRAMS for a in absent
     )
     # A missing global option (--profile, --context, --project) is missing from the subcommand's
     # siblings too, but not from every other tool of the program: "dotnet ef … --project" says
