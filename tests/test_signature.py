@@ -483,3 +483,11 @@ def test_flutter_pub_is_a_group_of_subcommands() -> None:
     sig = sg.derive_command("flutter pub run build_runner build", "dart run build_runner build")
     assert hit(sig, "flutter pub run build_runner watch")
     assert not hit(sig, "flutter pub get") and not hit(sig, "flutter pub upgrade")
+
+
+def test_a_runner_of_the_program_itself_is_about_that_binary() -> None:
+    # "yarn workspace web exec vite" for "yarn workspace web vite": vite only, not every yarn call.
+    sig = sg.derive_command("pnpm -F @shop/api drizzle-kit push", "pnpm -F @shop/api exec drizzle-kit push")
+    assert hit(sig, "pnpm --filter @shop/api drizzle-kit generate")
+    assert not hit(sig, "pnpm --filter @shop/web build")
+    assert not hit(sig, "pnpm --filter @shop/api exec drizzle-kit generate")

@@ -576,10 +576,19 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         or (_is_long(p) and p not in switches and any(m.values.get(alt) for alt in p.split("|")))
         for p in present
     )
+    if f"via:{prog}" in absent:
+        strong = False  # "pnpm exec prisma" for "pnpm --filter x prisma": about that binary only
     sub = _sub_words(m, prog)
     # "nvm use && npm …", "uv run …", ".venv/bin/pip": any call of the program needs it.
+    # Not a runner of the program's own ("pnpm exec prisma" for "pnpm prisma"): that is how to
+    # run one binary, not what every pnpm call needs.
     toolchain = any(
-        a.startswith(("via:", "exe:")) or a.startswith("pre:") and a[4:] in TOOLCHAIN_PROGRAMS for a in absent
+        a.startswith("via:")
+        and a[4:] != prog
+        or a.startswith("exe:")
+        or a.startswith("pre:")
+        and a[4:] in TOOLCHAIN_PROGRAMS
+        for a in absent
     )
     # A missing global option (--profile, --context, --project) is missing from the subcommand's
     # siblings too, but not from every other tool of the program: "dotnet ef … --project" says
