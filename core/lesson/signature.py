@@ -526,7 +526,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
                 present.append(item)
     # A name the fix put in its place ("git push origin x" -> "git push -u fork x"): the remote,
     # context or package named is the mistake, not only what the fix added around it.
-    if len(m_ops) == len(f_ops):
+    if len(m_ops) == len(f_ops) and msub == fsub:
         for mv, fv in zip(m_ops, f_ops):
             if mv != fv and _a_name(mv) and _a_name(fv) and mv not in present:
                 present.append(mv)
