@@ -491,3 +491,13 @@ def test_a_runner_of_the_program_itself_is_about_that_binary() -> None:
     assert hit(sig, "pnpm --filter @shop/api drizzle-kit generate")
     assert not hit(sig, "pnpm --filter @shop/web build")
     assert not hit(sig, "pnpm --filter @shop/api exec drizzle-kit generate")
+
+
+def test_a_command_run_in_a_container_is_that_command() -> None:
+    sig = sg.derive_command(
+        "docker compose exec web bundle exec rake db:reset",
+        "docker compose exec -e RAILS_ENV=test web bundle exec rake db:reset",
+    )
+    assert hit(sig, "docker compose exec web bundle exec rake db:reset")
+    assert not hit(sig, "docker compose exec web bin/rails routes")
+    assert not hit(sig, "docker compose exec -e RAILS_ENV=test web bundle exec rake db:reset")

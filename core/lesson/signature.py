@@ -253,6 +253,7 @@ def derive_command(
         return None
     sig = _known_aliases({"v": SIG_VERSION, "kind": "command", **sig})
     sig = _at_the_same_host(sig, m, f)
+    sig = _with_inner_command(sig, m)
     if is_look(m) or sig.get("looks"):
         sig["looks"] = True  # the mistake was itself a read-only call (kubectl logs …)
     if fix:
@@ -285,6 +286,34 @@ def _at_the_same_host(sig: dict[str, Any], m: Call, f: Call | None) -> dict[str,
     if len(hosts) != 1:
         return sig
     return {**sig, "present": [*(sig.get("present") or []), *hosts]}
+
+
+# Subcommands that run a command inside a container: "docker compose exec app php artisan test".
+_CONTAINER_RUNS = {("compose", "exec"), ("compose", "run"), ("exec",), ("run",), ("container", "exec")}
+
+
+def _inner_words(call: Call) -> list[str]:
+    """The command a container runner runs (``php artisan test`` of ``docker compose exec app
+    php artisan test``): up to three words after the service, container or image."""
+    if call.program not in ("docker", "podman"):
+        return []
+    words = call.words_of(call.program) or []
+    sub = call.sub(call.program, depth=2)
+    depth = 2 if tuple(sub[:2]) in _CONTAINER_RUNS else 1 if tuple(sub[:1]) in _CONTAINER_RUNS else 0
+    if not depth:
+        return []
+    inner = [norm_value(w) for w in words[depth + 1 :]]
+    return [w for w in inner if w and not w.startswith("-")][:3]
+
+
+def _with_inner_command(sig: dict[str, Any], m: Call) -> dict[str, Any]:
+    """A lesson about a command run in a container is about that command, not every command
+    the container runs ("… app php artisan test" without -e DB_DATABASE, not "… app pint")."""
+    inner = _inner_words(m)
+    present = [str(p) for p in sig.get("present") or []]
+    if not inner or sig.get("program") != m.program or any(w in present for w in inner):
+        return sig
+    return {**sig, "present": [*present, *inner]}
 
 
 def _known_aliases(sig: dict[str, Any]) -> dict[str, Any]:
