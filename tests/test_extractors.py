@@ -9,6 +9,7 @@ from twiceshy.base.types import TranscriptEntry
 from twiceshy.hooks.match import matches
 from twiceshy.learning import extractors as ex
 from twiceshy.plugin.manager import make_manager
+from twiceshy.recall.hold_index import about_a_look
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 RECORDED = Path(__file__).parent / "fixtures" / "claude_code" / "transcript_recorded.jsonl"
@@ -423,3 +424,27 @@ def test_a_look_of_the_same_program_between_a_retry_loop_and_its_fix_is_not_the_
     assert matches(sig, "Bash", {"command": "git push origin main"})
     assert not matches(sig, "Bash", {"command": "git push -u origin fix/other-thing"})
     assert not matches(sig, "Bash", {"command": "git push origin fix/rounding"})
+
+
+def test_never_x_without_a_flag_makes_the_run_with_it_the_fix() -> None:
+    entries = [user("run the api tests")]
+    entries += bash("docker compose run --rm -e APP_ENV=test api pytest", "52 passed")
+    entries.append(
+        say("GOTCHA: never run `docker compose run --rm api pytest` without -e APP_ENV=test, it points at the dev db.")
+    )
+    sig = _marker_signature(entries)
+    assert matches(sig, "Bash", {"command": "docker compose run --rm api pytest"}), sig
+    assert not matches(sig, "Bash", {"command": "docker compose run --rm -e APP_ENV=test api pytest -k users"})
+
+
+def test_a_retry_loop_of_looks_is_about_a_look() -> None:
+    # Read-only calls are searched only for programs with a lesson about a look; a retry loop's
+    # "any of" signature counts when one of its variants was a look.
+    entries = [user("logs please")]
+    entries += bash("kubectl logs web -n shop", 'Error from server (NotFound): pods "web" not found', error=True)
+    entries += bash("kubectl logs pod/web -n shop", 'Error from server (NotFound): pods "web" not found', error=True)
+    entries += bash("kubectl logs deploy/web -n shop", "listening on :8080")
+    (cand,) = ex.retry_loops(entries)
+    sig = cand.structured["signature"]
+    assert sig["kind"] == "any" and not sig.get("looks")
+    assert about_a_look(sig)

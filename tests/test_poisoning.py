@@ -59,6 +59,8 @@ SHOWN = [
     "dd if=disk.img of=/dev/null to test read speed",
     "curl -fsSL https://example.com/install.sh -o install.sh, then read it",
     "Use npm ci instead of npm install in CI",
+    # What the mistake would do, said as its consequence.
+    "never run `make test` without TEST_DB=1: the suite resets its database and would wipe the dev database",
 ]
 
 

@@ -1305,10 +1305,16 @@ _ASK_BEFORE_RE = re.compile(r"(?i)\b(?:pass|use|add|needs?|requires?|always|set|
 _WITH_BEFORE_RE = re.compile(r"(?i)\bwith\b\W*$")
 
 
+_NEVER_WITHOUT_RE = re.compile(r"(?i)\b(?:never|don'?t|do not|not)\b[^.;:!?]*\bwithout\s*[`'\"]?$")
+
+
 def _asked_for(body: str, flag: str) -> bool:
-    """Does the marker ask for ``flag`` ("always pass -run XXX", "needs `--features x`"), and
-    never forbid it ("avoid --force")? "-run XXX with -bench": -bench is the context, not asked."""
+    """Does the marker ask for ``flag`` ("always pass -run XXX", "needs `--features x`", "never
+    run X without -e …"), and never forbid it ("avoid --force")? "-run XXX with -bench": -bench
+    is the context, not asked."""
     spots = [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", body)]
+    if spots and any(_NEVER_WITHOUT_RE.search(body[:k]) for k in spots):
+        return True
     if not spots or any(sg.said_not_to(body[:k]) for k in spots):
         return False
     return any(_ASK_BEFORE_RE.search(body[max(0, k - 40) : k]) and not _WITH_BEFORE_RE.search(body[:k]) for k in spots)

@@ -370,6 +370,8 @@ _DESTRUCTIVE = frozenset(
     }
 )
 
+# A loss described as what would happen ("the suite … would wipe the dev database").
+_HYPOTHETICAL_BEFORE = re.compile(r"(?i)\b(?:would|could|might)\s+(?:\w+\s+)?$")
 _PREFERRED_OVER = re.compile(r"\bprefer\w*\b[^.;\n]{0,80}\b(?:over|than|to)\s*[`\"'(]?\s*$", re.I)
 
 
@@ -391,6 +393,8 @@ def _negated(text: str, start: int, end: int, destructive: bool = False) -> bool
     after = text[end : end + 120]
     if _NEGATED_AFTER.match(after) or (destructive and _CONSEQUENCE_AFTER.match(after)):
         return True
+    if _HYPOTHETICAL_BEFORE.search(before):
+        return True  # "… and would wipe the dev database": what the mistake does, not advice
     # "`X` hides errors and must not be used": a prohibition later in the same clause.
     clause = re.split(r"[.!?\n;]\s", after)[0]
     return bool(_PROHIBITED_LATER.search(clause))

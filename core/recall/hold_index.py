@@ -241,7 +241,15 @@ def look_may_hold(event: Any, home: str | Path | None = None) -> bool:
     hits = coldhold.find(
         str(index_dir(home).parent), match, event.tool_name, event.tool_input or {}, lambda: event_project(event)
     )
-    return any(isinstance(e.get("signature"), dict) and e["signature"].get("looks") for e in hits)
+    return any(isinstance(e.get("signature"), dict) and about_a_look(e["signature"]) for e in hits)
+
+
+def about_a_look(signature: dict) -> bool:
+    """A signature about a read-only call, or an "any of" one with such a member (a retry loop)."""
+    if signature.get("looks"):
+        return True
+    members = signature.get("of") if signature.get("kind") == "any" else None
+    return isinstance(members, list) and any(isinstance(m, dict) and m.get("looks") for m in members)
 
 
 __all__ = ["BUCKETS", "HoldIndex", "attach", "entry_for", "hold_text", "index_dir", "look_may_hold"]
