@@ -501,3 +501,12 @@ def test_a_command_run_in_a_container_is_that_command() -> None:
     assert hit(sig, "docker compose exec web bundle exec rake db:reset")
     assert not hit(sig, "docker compose exec web bin/rails routes")
     assert not hit(sig, "docker compose exec -e RAILS_ENV=test web bundle exec rake db:reset")
+
+
+def test_a_flag_inside_the_advised_call_is_not_advice_to_add_it() -> None:
+    # The advice is a whole other call that also has --dev: the trigger is not its own fix.
+    sig = sg.derive_from_trigger(
+        "poetry add --group dev black==22.3.0", "black 22 breaks on py3.12: poetry add --group dev 'black>=24'"
+    )
+    assert hit(sig, "poetry add --group dev black==22.3.0")
+    assert not hit(sig, "poetry add httpx")

@@ -1371,6 +1371,12 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     if sig is not None and sig.get("kind") == "command":
         step = _forbidden_step((trigger or "").strip(), text)
         sig = _known_aliases(advice_guard(_with_listed_aliases(sig, text), step, text))
+        trigger_is_fix = " ".join(str(sig.get("fix") or "").split()) == " ".join((trigger or "").split())
+        missed = (
+            not check(sig, "Bash", {"command": work_text(step)})[0] and not check(sig, "Bash", {"command": step})[0]
+        )
+        if missed and not trigger_is_fix:
+            return None  # a key that misses its own mistake is wrong: the lesson goes to context
     return sig
 
 
@@ -1476,10 +1482,18 @@ def _trigger_is_the_fix(trigger: str, call: Call, text: str) -> dict[str, Any] |
     """The advice says to add a flag the trigger already has: the trigger is the fix."""
     have = _flag_values(call)
     flags = []
+    # A whole other call of the program the advice gives ("uv add --dev 'x>=0.23'" for "uv add
+    # --dev x==0.21"): its flags belong to that call, not advice to add one.
+    spans = [(m.start(), m.end()) for m in _BACKTICK_RE.finditer(text or "")]
+    whole = [c for c in fix_commands(text, call.program, {call.program}) if work_argv(c) != work_argv(trigger)]
     for m in _ADD_FLAG_RE.finditer(text or ""):
         flag, value = m.group(1), m.group(2) or ""
         if flag not in call.tokens or _negated(text[: m.start()]) or _clause_forbids(text[: m.start()]):
             continue  # "never gcloud run deploy with --allow-unauthenticated": the mistake named
+        if any(flag in c.split() and c in text[max(0, m.start() - 200) : m.end() + 200] for c in whole):
+            continue
+        if any(a <= m.start() < b for a, b in spans) and whole:
+            continue
         if value and value.lower() not in _ENGLISH and have.get(flag, value) != value:
             continue  # "pass -f charts/x/values.yaml": another value, not the trigger's flag as it is
         flags.append(flag)
