@@ -448,3 +448,20 @@ def test_a_retry_loop_of_looks_is_about_a_look() -> None:
     sig = cand.structured["signature"]
     assert sig["kind"] == "any" and not sig.get("looks")
     assert about_a_look(sig)
+
+
+def test_a_rejected_edit_is_the_bad_code_its_fixing_edit_replaces() -> None:
+    old = "    total = sum(prices)\n"
+    bad = "    total = sum(prices)\n    rate = float(os.environ['VAT'])\n"
+    good = "    total = sum(prices)\n    rate = settings.vat_rate()\n"
+    reject = "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said: "
+    entries = [user("add VAT")]
+    entries += tool("Edit", {"file_path": "/p/shop/cart.py", "old_string": old, "new_string": bad},
+                    reject + "never read os.environ in domain code, use settings", error=True)  # fmt: skip
+    entries += tool("Edit", {"file_path": "/p/shop/cart.py", "old_string": old, "new_string": good}, "ok")
+    sig = ex.user_corrections(entries)[0].structured["signature"]
+    assert matches(
+        sig, "Edit", {"file_path": "/p/shop/tax.py", "old_string": "", "new_string": "y = float(os.environ['RATE'])\n"}
+    )
+    # The line both versions share (the context of the edit) is not the mistake.
+    assert not matches(sig, "Edit", {"file_path": "/p/shop/cart.py", "old_string": "", "new_string": good})

@@ -1056,7 +1056,9 @@ def _correction_candidate(mistake: Step, text: str, steps: list[Step], after: in
             fparts = sg.edit_parts(fix_step.tool, fix_step.call.tool_input or {})
             if fparts and fparts[0][0] == path:
                 fold, fnew = fparts[0][1] or new, fparts[0][2]
-                sig = sg.derive_code(fold, fnew, path)  # the fixing edit shows bad -> good itself
+                # The fixing edit shows bad -> good itself; a rejected edit never landed, so its
+                # own new text is the bad code (the fixing edit starts from the file before it).
+                sig = sg.derive_code(new if rejected else fold, fnew, path)
                 fix_desc = {"tool": fix_step.tool, "path": path, "code": short_block(fnew, 400)}
         if sig is None and path:
             sig = sg.derive_edit_alone(path, new, old)
