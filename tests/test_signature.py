@@ -510,16 +510,3 @@ def test_a_flag_inside_the_advised_call_is_not_advice_to_add_it() -> None:
     )
     assert hit(sig, "poetry add --group dev black==22.3.0")
     assert not hit(sig, "poetry add httpx")
-
-
-def test_a_fix_that_gives_a_value_is_about_the_target_the_mistake_named() -> None:
-    # "--features s3" is a feature of the package "-p sync" names: another package is another matter.
-    sig = sg.derive_command("cargo test -p sync", "cargo test -p sync --features s3")
-    assert hit(sig, "cargo test -p sync --lib")
-    assert not hit(sig, "cargo test -p core") and not hit(sig, "cargo test -p sync --features s3")
-    # A bare switch is about any target ("--all-features" for any package).
-    sig = sg.derive_command("cargo test -p sync", "cargo test -p sync --all-features")
-    assert hit(sig, "cargo test -p core")
-    # An option that picks the cluster is needed whatever the namespace.
-    sig = sg.derive_command("kubectl get pods -n shop", "kubectl --context prod get pods -n shop")
-    assert hit(sig, "kubectl get pods -n billing")

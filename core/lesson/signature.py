@@ -570,14 +570,9 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         # Flags both had are the context of the mistake ("deploy.sh --env
         # staging" without "--region"; "git rebase -i" without GIT_EDITOR),
         # except flags that only tune output or build mode.
-        # A fix that gives a value ("--features s3") is about the target the mistake named
-        # ("-p quill-sync"); a bare switch ("--all-features") is about any.
-        # Not an option that picks the account or cluster ("--context staging"): every call needs that.
-        valued_fix = any(f.values.get(t) and t not in GLOBAL_FLAGS for t in added_flags)
         for flag in _collapse(m_flags):
             if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--" and m.values.get(flag):
-                named = valued_fix and _a_name(m.values[flag][0]) and m.values[flag] == f.values.get(flag)
-                if flag.startswith("--") or not m.sub(prog) or named:
+                if flag.startswith("--") or not m.sub(prog):
                     present.append(flag_item(flag, prog))
     if not present and not absent:
         # The fix named a file the mistake lacked ("terraform apply plan.out").
