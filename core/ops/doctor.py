@@ -581,8 +581,9 @@ CHECKS: tuple[tuple[str, Callable[[_State], list[Check]]], ...] = (
 
 # Run first (the report keeps CHECKS' order): the cheap file checks, while the engine, asked on a
 # thread once the config is known (or by the CLI's entry point before click loaded: doctor_engine.prefetch),
-# works out the store, embedder and hold index figures in its own process.
-RUN_FIRST = ("config", "data dir", "fail-open", "rules snapshot", "hooks", "http hooks", "settings backups")
+# works out the store, embedder and hold index figures in its own process. Not "http hooks" nor "queues":
+# they read whether the engine runs, which "engine" finds out.
+RUN_FIRST = ("config", "data dir", "fail-open", "rules snapshot", "hooks", "settings backups")
 
 
 def run_checks(project_dir: Path | None = None, check_model: bool = True, full: bool = False) -> Report:
