@@ -649,7 +649,7 @@ def _same_program_fix(steps: list[Step], j: int, failed: str) -> Step | None:
     mistake, found = sg.pick_call(failed), sg.pick_call(_shell_cmd(steps[j]))
     if mistake is None or found is None:
         return None
-    if found.program == mistake.program and found.sub(found.program)[:1] == mistake.sub(mistake.program)[:1]:
+    if _same_action(found, mistake):
         return None  # the same action, changed: that is the fix
     for k in range(j + 1, min(len(steps), j + 1 + LOOKAHEAD)):
         later = steps[k]
@@ -657,10 +657,8 @@ def _same_program_fix(steps: list[Step], j: int, failed: str) -> Step | None:
             return None
         cmd = _shell_cmd(later)
         call = sg.pick_call(cmd) if cmd else None
-        if call is None or not later.succeeded or call.help or call.program != mistake.program:
-            continue
-        if call.sub(call.program)[:1] != mistake.sub(mistake.program)[:1]:
-            continue  # "npm run build" after "npm install" -> "pnpm install" is the next task
+        if call is None or not later.succeeded or call.help or not _same_action(call, mistake):
+            continue  # another action ("npm run build" after "npm install" -> "pnpm install") is the next task
         return later if normalize(cmd) != normalize(failed) else None
     return None
 
@@ -1325,12 +1323,13 @@ def _asked_for(body: str, flag: str) -> bool:
 def _one_action(a: Step, b: Step) -> bool:
     """Two shell calls of one program and subcommand (``pytest x`` / ``poetry run pytest x``)."""
     ca, cb = sg.pick_call(_shell_cmd(a)), sg.pick_call(_shell_cmd(b))
-    return (
-        ca is not None
-        and cb is not None
-        and ca.program == cb.program
-        and ca.sub(ca.program)[:1] == cb.sub(cb.program)[:1]
-    )
+    return ca is not None and cb is not None and _same_action(ca, cb)
+
+
+def _same_action(a: sg.Call, b: sg.Call) -> bool:
+    """One program and first subcommand, none for both counting as the same (``psql …``).
+    Unlike :func:`twiceshy.lesson.signature.same_action`, which needs a subcommand."""
+    return a.program == b.program and a.sub(a.program)[:1] == b.sub(b.program)[:1]
 
 
 def _without_flags(command: str, flags: set[str]) -> str:
