@@ -431,13 +431,50 @@ def _crash_in_log(log: Path, tail_bytes: int = 8192) -> str:
     return lines[-1].strip() if lines else "a traceback"
 
 
+def _judge_pending() -> int:
+    """Verdicts waiting in the judge's queue, read without writing anything:
+    opening it the judge's way (schema, WAL pragma) fails on a full disk or a
+    read-only data dir, and doctor must report those, not crash on them.
+    Raises ``sqlite3.Error`` or ``OSError`` when the file cannot be read."""
+    import sqlite3
+
+    from twiceshy.recall.judge import queue_path
+
+    path = queue_path()
+    if not path.exists():
+        return 0
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5.0)
+    try:
+        return int(conn.execute("SELECT count(*) FROM queue").fetchone()[0])
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # made, never written to
+            return 0
+        raise
+    finally:
+        conn.close()
+
+
 def check_queues(state: _State) -> list[Check]:
+    import sqlite3
+
     from twiceshy.base.paths import data_dir
     from twiceshy.engine.spool import Spool
-    from twiceshy.recall import judge
+    from twiceshy.recall.judge import queue_path
 
     spool_pending = Spool(data_dir()).pending_count()
-    judge_pending = len(judge.pending())
+    try:
+        judge_pending = _judge_pending()
+    except (sqlite3.Error, OSError) as exc:
+        full = "full" in str(exc) or getattr(exc, "errno", None) == 28
+        return [
+            Check(
+                "queues",
+                "fail",
+                f"cannot read the judge's queue {queue_path()}: {exc}; {spool_pending} events spooled",
+                "free disk space" if full else f"check that {queue_path()} is readable (owner, permissions)",
+                {"spool_pending": spool_pending, "judge_error": str(exc)},
+            )
+        ]
     data = {"spool_pending": spool_pending, "judge_pending": judge_pending}
     detail = f"{spool_pending} events spooled, {judge_pending} verdicts waiting"
     from twiceshy.hooks.wire import MAX_SPOOL_BYTES, spool_path
