@@ -78,10 +78,12 @@ def shard_path(home, bucket):
     return os.path.join(index_dir(home), "%02d.json" % bucket)
 
 
-_shards: dict = {}  # path -> (stat key, entries): the engine reads the index on every read-only call
+# (path, only) -> (stat key, entries): the engine reads the index on every read-only call.
+# With ``only``, just the entries it keeps are cached (a 100k store's shards hold ~60 MB of JSON).
+_shards: dict = {}
 
 
-def _read_shard(home, bucket):
+def _read_shard(home, bucket, only=None):
     import json
 
     path = shard_path(home, bucket)
@@ -90,7 +92,7 @@ def _read_shard(home, bucket):
     except OSError:
         return []
     key = (st.st_ino, st.st_mtime_ns, st.st_size)
-    cached = _shards.get(path)
+    cached = _shards.get((path, only))
     if cached is not None and cached[0] == key:
         return cached[1]
     try:
@@ -100,12 +102,18 @@ def _read_shard(home, bucket):
         return []
     entries = data.get("rules") if isinstance(data, dict) else None
     entries = entries if isinstance(entries, list) else []
-    _shards[path] = (key, entries)
+    if only is not None:
+        entries = [e for e in entries if isinstance(e, dict) and only(e)]
+    _shards[(path, only)] = (key, entries)
     return entries
 
 
-def find(home, match, tool_name, tool_input, project_of):
-    """The index entries whose lesson holds this call (``project_of()``: the call's project fingerprint)."""
+def find(home, match, tool_name, tool_input, project_of, only=None):
+    """The index entries whose lesson holds this call (``project_of()``: the call's project fingerprint).
+
+    ``only(entry)``: a module-level predicate; the entries it rejects are never
+    checked (what the engine asks on every read-only call is whether a lesson
+    about a look holds it: the other lessons of ``git`` do not make that call cost more)."""
     keys = match.index_keys(tool_name, tool_input)
     if not keys:
         return []
@@ -115,7 +123,7 @@ def find(home, match, tool_name, tool_input, project_of):
     hits = []
     seen = set()
     for bucket in sorted({bucket_of(k) for k in keys}):
-        for entry in _read_shard(home, bucket):
+        for entry in _read_shard(home, bucket, only):
             if not isinstance(entry, dict) or entry.get("id") in seen:
                 continue
             if not keys.intersection(entry.get("keys") or ()):

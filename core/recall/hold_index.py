@@ -239,9 +239,21 @@ def look_may_hold(event: Any, home: str | Path | None = None) -> bool:
     from twiceshy.recall.ranking import event_project
 
     hits = coldhold.find(
-        str(index_dir(home).parent), match, event.tool_name, event.tool_input or {}, lambda: event_project(event)
+        str(index_dir(home).parent),
+        match,
+        event.tool_name,
+        event.tool_input or {},
+        lambda: event_project(event),
+        only=_is_about_a_look,
     )
-    return any(isinstance(e.get("signature"), dict) and about_a_look(e["signature"]) for e in hits)
+    return bool(hits)
+
+
+def _is_about_a_look(entry: dict[str, Any]) -> bool:
+    """An index entry whose lesson is about a look: only these are checked against a read-only call
+    (a shard's other entries, thousands in a large store, are never parsed into checks per call)."""
+    signature = entry.get("signature")
+    return isinstance(signature, dict) and about_a_look(signature)
 
 
 def about_a_look(signature: dict) -> bool:

@@ -1,0 +1,89 @@
+"""What a hook call costs does not grow with the store: counted work, never timings.
+
+Each test builds a real store on disk and counts the work a call does (signature
+checks, shard parses, per-call copies) with the lessons that cannot apply to it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from twiceshy.base.types import CoreEvent, Experience
+from twiceshy.engine.context import EngineContext
+from twiceshy.engine.dispatch import parse_event
+from twiceshy.hooks import coldhold, match
+from twiceshy.recall.hold_index import look_may_hold
+
+
+def _event(ctx: EngineContext, command: str) -> CoreEvent:
+    payload = {
+        "session_id": "s",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    event = parse_event(ctx, "claude-code", "PreToolUse", payload)
+    assert event is not None
+    return event
+
+
+def _git_lessons(ctx: EngineContext, n: int) -> None:
+    for i in range(n):
+        ctx.store.add(
+            Experience(
+                text=f"Never force-push to release-{i}: open a PR",
+                trigger=f"git push --force origin release-{i}",
+                tier=3,
+            )
+        )
+
+
+@pytest.fixture
+def counted_checks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    calls: list[Any] = []
+    real = match.check
+
+    def check(sig: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        calls.append(sig)
+        return real(sig, *args, **kwargs)
+
+    monkeypatch.setattr(match, "check", check)
+    return calls
+
+
+def test_a_read_only_call_checks_only_the_lessons_about_a_look(
+    ctx: EngineContext, twiceshy_home: Path, counted_checks: list[Any]
+) -> None:
+    # The engine asks, on every read-only call, whether a lesson about a look holds it.
+    # The other lessons of the call's program (every `git push` lesson for `git status`)
+    # sit in the same shard; they used to be signature-checked one by one, per call.
+    _git_lessons(ctx, 12)
+    shard = Path(coldhold.shard_path(twiceshy_home, coldhold.bucket_of("git")))
+    assert shard.read_text().count('"id":') >= 12
+    assert look_may_hold(_event(ctx, "git status")) is False
+    assert counted_checks == []
+    # A lesson about a look still holds that look, and is the only one checked.
+    ctx.store.add(
+        Experience(
+            text="shop's kubeconfig has no default context: always pass --context shop-staging "
+            "(kubectl --context shop-staging get pods -n shop)",
+            trigger="kubectl get pods -n shop",
+            tier=3,
+        )
+    )
+    assert look_may_hold(_event(ctx, "kubectl get pods -n shop")) is True
+    assert len(counted_checks) == 1
+    assert look_may_hold(_event(ctx, "git log --oneline")) is False
+    assert len(counted_checks) == 1
+
+
+def test_the_engine_keeps_only_the_look_entries_of_a_shard(ctx: EngineContext, twiceshy_home: Path) -> None:
+    # What the engine caches for its read-only calls is what it checks, not the whole shard.
+    _git_lessons(ctx, 6)
+    look_may_hold(_event(ctx, "git status"))
+    shard = coldhold.shard_path(twiceshy_home, coldhold.bucket_of("git"))
+    cached = [entries for (path, _only), (_key, entries) in coldhold._shards.items() if path == shard]
+    assert cached == [[]]
