@@ -18,7 +18,7 @@ Steps (the load average is printed before each):
 3. **breakdown** — the same import in a child process calling
    :func:`twiceshy.ops.portable.import_data` with step timings (start-up,
    JSON, parse, read store, embed, decide, write lessons, edges).
-4. **carried** (``--vectors``) — that store exported (``export --all``, vectors
+4. **carried** (``--vectors``) — that store exported (``export --all --vectors``, vectors
    carried) and imported into another empty store.
 
 Rows (``--rows``): ``scale`` is ``bench/scale.py``'s ``import_rows`` (every
@@ -295,8 +295,8 @@ def main() -> int:
             print("   " + ", ".join(f"{k} {v}" for k, v in got.get("timings", {}).items()) or str(got))
         if args.vectors:
             carried = root / f"export-{args.rows}-{args.n}.json"
-            exp = timed_cli(root / "fresh", ["export", "--all", "-o", str(carried)])
-            print(f"4. export --all: {exp['s']} s, {carried.stat().st_size / 1e6:.0f} MB  ({load()})")
+            exp = timed_cli(root / "fresh", ["export", "--all", "--vectors", "-o", str(carried)])
+            print(f"4. export --all --vectors: {exp['s']} s, {carried.stat().st_size / 1e6:.0f} MB  ({load()})")
             row = timed_cli(root / "second", ["import", str(carried)])
             results["import_carried"] = row
             print(

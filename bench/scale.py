@@ -355,7 +355,7 @@ def main() -> int:
                 f"import {n:,} (every trigger embedded) into an empty store: {row['s']} s rc={row['rc']} {row['summary']}"
             )
             carried = root / "import-vectors.json"
-            exp = run_cli(fresh, ["export", "--all", "-o", str(carried)])
+            exp = run_cli(fresh, ["export", "--all", "--vectors", "-o", str(carried)])
             assert exp["rc"] == 0, exp
             second = root / "second"
             second.mkdir()

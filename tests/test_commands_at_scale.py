@@ -360,7 +360,7 @@ def _export(result: Any, big: dict[str, Any]) -> None:
 
     counts = lesson_counts(make_context(big["project_dir"]))
     assert len(data["lessons"]) == counts["total"] - counts["superseded"] > N * 0.95  # superseded ones stay out
-    assert all("embedding" in r for r in data["lessons"])
+    assert all("vector" in r for r in data["lessons"]) and data["vectors"]["model"]  # --vectors: each carries one
     assert sum(data["counts"].values()) == len(data["lessons"])
 
 
@@ -406,7 +406,7 @@ RUNS: list[tuple[str, list[str], Check | None]] = [
     ("config set", ["config", "set", "context.max_per_group", "6"], None),
     ("config edit", ["config", "edit"], None),
     ("trust", ["trust", "--list"], None),
-    ("export", ["export", "--all", "-o", "{root}/all.json"], _export),
+    ("export", ["export", "--all", "--vectors", "-o", "{root}/all.json"], _export),
     ("export rules", ["export", "-o", "{root}/rules.json"], None),
     ("import", ["import", "{root}/rules.json", "--json"], _reimport),
     ("seed", ["seed", "--from", "{root}/CLAUDE.md"], _has("1 stored")),

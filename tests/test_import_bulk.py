@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from twiceshy.base.types import Experience, Tier
 from twiceshy.learning.review import HOLD_TAG
-from twiceshy.ops import bulk, portable
+from twiceshy.ops import bulk, export_file, export_format, portable
 from twiceshy.ops.bulk import flag_set, same_action
 from twiceshy.ops.portable import EXPORT_FORMAT, export_data, import_data
 
@@ -131,8 +131,8 @@ def test_bulk_import_uses_a_bounded_number_of_store_writes(ctx) -> None:
 def test_exported_vectors_are_reused_and_refused_when_tampered(ctx, tmp_path) -> None:
     exps = [Experience(text=f"rule {i}", trigger=f"make target{i} --jobs={i}", tier=1) for i in range(80)]
     ctx.store.add_many(exps)
-    data = export_data(ctx)
-    assert all("embedding" in r for r in data["lessons"])
+    data = export_data(ctx, vectors=True)
+    assert all("vector" in r for r in data["lessons"]) and data["vectors"]["model"] == ctx.store.embedder.name
     other = fresh_context(tmp_path / "other")
     embedded: list[int] = []
     real = other.store.embedder.embed
@@ -152,7 +152,7 @@ def test_exported_vectors_are_reused_and_refused_when_tampered(ctx, tmp_path) ->
     embedded.clear()
     rng = np.random.default_rng(0)
     for r in data["lessons"]:
-        r["embedding"]["f16"] = bulk.encode_vector(rng.normal(size=384))
+        r["vector"] = bulk.encode_vector(rng.normal(size=384))
     counts = import_data(third, data)
     assert counts["new"] + counts["related"] == 80 and third.store.count() == 80
     assert sum(embedded) >= 80
@@ -185,9 +185,9 @@ def test_export_of_many_lessons_reads_edges_page_by_page(ctx) -> None:
     exps = [Experience(text=f"rule {i}", trigger=f"deploy svc{i} --env=prod", tier=1) for i in range(700)]
     ctx.store.add_many(exps)
     ctx.store.add_edges([(exps[i].id, exps[i + 1].id, "relates-to", 0.9) for i in range(0, 700, 2)])
-    data = export_data(ctx, vectors=False)
+    data = export_data(ctx)
     assert len(data["lessons"]) == 700 and len(data["edges"]) == 350
-    assert "embedding" not in data["lessons"][0]
+    assert "vector" not in data["lessons"][0] and "vectors" not in data
 
 
 def test_embed_many_gives_the_vectors_search_uses() -> None:
@@ -263,7 +263,7 @@ def test_exact_copies_and_same_ids_across_batches_and_projects(ctx, monkeypatch)
     and spacing is skipped, a record with a stored lesson's id is that lesson
     (counted once), other advice on the same trigger and a project's copy are
     lessons of their own."""
-    monkeypatch.setattr(portable, "IMPORT_BATCH", 13)
+    monkeypatch.setattr(export_format, "IMPORT_BATCH", 13)
     monkeypatch.setattr(bulk, "IMPORT_BATCH", 13)
     monkeypatch.setattr(bulk, "SMALL_BATCH", 10)
     first = [rec(j, f"advice for service {j}", f"deploy svc{j} --env=prod --replicas={j}") for j in range(40)]
@@ -333,10 +333,10 @@ def test_a_file_is_streamed_in_batches_with_the_same_result(tmp_path, monkeypatc
     write_lines(path, lessons, edges)
     whole = fresh_context(tmp_path / "whole")
     want = import_data(whole, json.loads(path.read_text()))
-    monkeypatch.setattr(portable, "IMPORT_BATCH", 7)
+    monkeypatch.setattr(export_format, "IMPORT_BATCH", 7)
     monkeypatch.setattr(bulk, "IMPORT_BATCH", 7)
     monkeypatch.setattr(bulk, "SMALL_BATCH", 5)  # the paged path, as a big file takes
-    monkeypatch.setattr(portable, "READ_CHUNK", 64)  # records cut across buffer refills
+    monkeypatch.setattr(export_file, "READ_CHUNK", 64)  # records cut across buffer refills
     streamed = fresh_context(tmp_path / "streamed")
     got = portable.import_file(streamed, path)
     assert got == want and got["exists"] == 5 and got["seen"] == 0, (got, want)
@@ -353,7 +353,7 @@ def test_a_file_is_streamed_in_batches_with_the_same_result(tmp_path, monkeypatc
 def test_older_whole_document_files_still_import(ctx, tmp_path, monkeypatch) -> None:
     import json
 
-    monkeypatch.setattr(portable, "READ_CHUNK", 16)
+    monkeypatch.setattr(export_file, "READ_CHUNK", 16)
     path = tmp_path / "old.json"
     lessons = [rec(i, f"use the lock file {i}", f"npm ci --prefix=app{i}") for i in range(4)]
     path.write_text(json.dumps({"counts": {}, "lessons": lessons, "format": EXPORT_FORMAT, "schema_version": 1}))

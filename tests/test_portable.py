@@ -16,7 +16,14 @@ from twiceshy.base.types import Experience, Tier
 from twiceshy.engine.context import make_context
 from twiceshy.learning.extractors import topic_of
 from twiceshy.learning.ingest import store_lesson
-from twiceshy.ops.portable import EXPORT_FORMAT, PortableError, parse_seed_text, read_manifest, restore
+from twiceshy.ops.portable import (
+    EXPORT_FORMAT,
+    EXPORT_SCHEMA_VERSION,
+    PortableError,
+    parse_seed_text,
+    read_manifest,
+    restore,
+)
 
 
 def cli(
@@ -76,7 +83,7 @@ def test_export_import_roundtrip_with_provenance_and_dedup(tmp_path: Path):
     proc = cli("export", "-o", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
-    assert data["format"] == EXPORT_FORMAT and data["schema_version"] == 1
+    assert data["format"] == EXPORT_FORMAT and data["schema_version"] == EXPORT_SCHEMA_VERSION
     ids = {r["id"] for r in data["lessons"]}
     assert ids == {rule.id, rule2.id, principle.id}  # principles and rules only: no raw
     rec = next(r for r in data["lessons"] if r["id"] == rule.id)

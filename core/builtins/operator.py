@@ -373,8 +373,17 @@ def register_commands(cli: click.Group) -> None:
     @click.option("--tier", "tiers", multiple=True, help="Tiers to export (repeatable; default principle and rule).")
     @click.option("--all", "everything", is_flag=True, help="Every tier.")
     @click.option("--include-superseded", is_flag=True)
-    def export_cmd(output: Path | None, tiers: tuple[str, ...], everything: bool, include_superseded: bool) -> None:
-        """Export lessons as portable JSON with provenance (principles and rules by default)."""
+    @click.option(
+        "--vectors",
+        is_flag=True,
+        help="Also write each lesson's trigger vector (~1 kB a lesson): an import with the same "
+        "embedding model then need not embed the triggers again.",
+    )
+    def export_cmd(
+        output: Path | None, tiers: tuple[str, ...], everything: bool, include_superseded: bool, vectors: bool
+    ) -> None:
+        """Export lessons as portable JSON with provenance (principles and rules by default; no vectors
+        unless --vectors: an import embeds the triggers)."""
         from twiceshy.base.types import Tier
         from twiceshy.ops.portable import write_export
 
@@ -384,7 +393,7 @@ def register_commands(cli: click.Group) -> None:
             raise click.BadParameter(str(exc), param_hint="--tier") from None
         ctx = _ctx()
         if output is None:  # streamed, a page of lessons at a time (constant memory)
-            write_export(ctx, sys.stdout, wanted, include_superseded=include_superseded)
+            write_export(ctx, sys.stdout, wanted, include_superseded=include_superseded, vectors=vectors)
             return
         # One missing folder is made (`-o exports/lessons.json`); a deeper missing path is more
         # likely a typo than a wish, so it is named rather than created.
@@ -400,7 +409,9 @@ def register_commands(cli: click.Group) -> None:
         try:
             with _progress("exporting", enabled=sys.stderr.isatty()) as progress:
                 with open(partial, "w", encoding="utf-8") as fh:
-                    counts = write_export(ctx, fh, wanted, include_superseded=include_superseded, progress=progress)
+                    counts = write_export(
+                        ctx, fh, wanted, include_superseded=include_superseded, vectors=vectors, progress=progress
+                    )
             os.replace(partial, target)
         except OSError as exc:
             partial.unlink(missing_ok=True)
