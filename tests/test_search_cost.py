@@ -87,3 +87,36 @@ def test_the_engine_keeps_only_the_look_entries_of_a_shard(ctx: EngineContext, t
     shard = coldhold.shard_path(twiceshy_home, coldhold.bucket_of("git"))
     cached = [entries for (path, _only), (_key, entries) in coldhold._shards.items() if path == shard]
     assert cached == [[]]
+
+
+def test_a_hit_count_does_not_reparse_the_hold_index(ctx: EngineContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A flushed hit count is a store write; its lesson's hold-index entry does not change
+    # (no evidence counts in it), and finding that out must not parse the shard (multi-MB
+    # at 100k lessons). A change that does alter the entry, and a delete, still land.
+    from twiceshy.memory import rules_snapshot
+
+    _git_lessons(ctx, 5)
+    store = ctx.store
+    exp = store.search("git push --force origin release-3", k=1)[0][0]
+    shard = Path(coldhold.shard_path(Path(store.hold_index.folder).parent, coldhold.bucket_of("git")))
+    parsed: list[Path] = []
+    real_read = rules_snapshot.read
+
+    def read(path: Path) -> dict[str, Any] | None:
+        parsed.append(Path(path))
+        return real_read(path)
+
+    monkeypatch.setattr(rules_snapshot, "read", read)
+    before = shard.read_bytes()
+    store.touch_many([exp.id])
+    store.flush_hits()
+    assert store.get(exp.id).hits == 1
+    assert shard not in parsed and shard.read_bytes() == before
+    # what the entry says changes: the shard is merged and rewritten
+    changed = store.get(exp.id)
+    assert changed is not None
+    changed.text = "Never force-push to release-3: the release bot rebases it"
+    store.update(changed)
+    assert shard in parsed and b"the release bot rebases it" in shard.read_bytes()
+    store.delete(exp.id)
+    assert exp.id.encode() not in shard.read_bytes()
