@@ -7,6 +7,7 @@
     python bench/judgement.py --split fresh        # only the fresh split
     python bench/judgement.py --split blind        # the blind split (measured, never read)
     python bench/judgement.py --split blind-open -v  # its half that may be read
+    python bench/judgement.py --split blind2       # round 5's blind split (measured, never read)
     python bench/judgement.py --split fresh --crowd  # every incident in one project
     python bench/judgement.py --split dev --mutate   # every shell probe in other words
 
@@ -19,7 +20,9 @@ tuning: report it, never tune on it; ``-v`` prints no item of it) and ``fresh``
 to see how the matcher does on incidents it was never tuned on; since read and tuned
 on like dev) and ``blind`` (tests/judgement/blind, written the same way in round 3,
 with several incidents per project: measured in aggregate only, like sealed; its
-``blind-open`` half may be read, its ``blind-sealed`` half never).
+``blind-open`` half may be read, its ``blind-sealed`` half never) and ``blind2``
+(tests/judgement/blind2, written the same way in round 5 over other ecosystems; sealed
+whole: measured in aggregate only).
 
 Modes: ``learned`` (session end on each incident's real-format transcript),
 ``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
@@ -52,7 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import blind, dev, fresh, sealed  # noqa: E402
+from judgement import blind, blind2, dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.mutate import mutated  # noqa: E402
 from judgement.spec import SHAPES, Corpus  # noqa: E402
@@ -60,7 +63,7 @@ from other_code import run_other_code  # noqa: E402
 
 CROWD_PROJECT = "crowd"
 # Splits measured only in aggregate: ``-v`` never prints one of their items.
-UNREAD = ("sealed", "blind", "blind-sealed")
+UNREAD = ("sealed", "blind", "blind-sealed", "blind2")
 
 
 def crowd(corpus: Corpus) -> Corpus:
@@ -208,9 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
     ap.add_argument(
         "--split",
-        choices=("tuning", "dev", "sealed", "fresh", "blind", "blind-open", "blind-sealed", "both", "all"),
+        choices=("tuning", "dev", "sealed", "fresh", "blind", "blind-open", "blind-sealed", "blind2", "both", "all"),
         default="both",
-        help="which corpus split: both = tuning and sealed; all adds dev, fresh and blind",
+        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind and blind2",
     )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
@@ -248,8 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         "blind-open": lambda: blind.load("open"),
         "blind-sealed": lambda: blind.load("sealed"),
         "blind": blind.load,
+        "blind2": blind2.load,
     }
-    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed"]
+    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2"]
     chosen = ["tuning", "sealed"] if args.split == "both" else everything if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
