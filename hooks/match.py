@@ -28,6 +28,7 @@ version never matches)::
      "sub": ["push"],             # optional: leading words after that program (prefix match)
      "present": ["--force|-f"],   # every item must be carried by the call ("a|b": either)
      "absent": ["--force-with-lease"],  # no item may be carried by the call
+     "scope": ["-p=web|--package=web"],  # an option the call gives must have this value (or a path under it)
      "fix": "git push --force-with-lease origin main",   # for the reason only
      "looks": false}               # true: may match read-only calls (git status, kubectl get)
 
@@ -877,6 +878,21 @@ def _item_hit(item: str, tokens: set[str]) -> bool:
     )
 
 
+def _in_scope(item: str, call: Call) -> bool:
+    """Is ``call`` within a ``scope`` item ("-p=web|--package=web")? A call that does not give
+    the option is (it runs the default, which the mistake's value may be part of); one that gives
+    it must give that value or a path under it ("-f deploy/crds/040.yaml" for "-f=deploy/crds")."""
+    given: list[str] = []
+    wanted = ""
+    for alt in item.split("|"):
+        flag, _, value = alt.partition("=")
+        wanted = value.lower().rstrip("/")
+        given += [v.lower().rstrip("/") for v in call.values.get(flag) or []]
+    if not given:
+        return True
+    return any(v == wanted or v.startswith(wanted + "/") for v in given)
+
+
 # A global option a variable sets just as well: "AWS_PROFILE=dev aws s3 ls" is the fix of
 # "aws … without --profile".
 _FLAG_ENV = {
@@ -930,6 +946,9 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
     for item in signature.get("present") or []:
         if not _item_hit(str(item), call.tokens):
             return False, f"lacks {item}"
+    for item in signature.get("scope") or []:
+        if not _in_scope(str(item), call):
+            return False, f"another {str(item).split('=', 1)[0]} than {item}"
     absent = [str(a) for a in signature.get("absent") or []]
     local = _LOCAL_SUBS.get(program)
     first = call.sub(program)[:1] if absent and not sub and local else []

@@ -510,3 +510,38 @@ def test_a_flag_inside_the_advised_call_is_not_advice_to_add_it() -> None:
     )
     assert hit(sig, "poetry add --group dev black==22.3.0")
     assert not hit(sig, "poetry add httpx")
+
+
+def test_an_option_value_the_failure_names_is_the_lessons_scope() -> None:
+    # The failure is about one package: another package is another case; the whole
+    # workspace (no -p) includes that package, so it is still the mistake.
+    output = (
+        "   Compiling ledger-sync v0.3.1 (/home/dev/ledger/crates/ledger-sync)\n"
+        "error[E0433]: failed to resolve: could not find `gcs` in `store`\n"
+    )
+    sig = sg.derive_command(
+        "cargo test -p ledger-sync", "cargo test -p ledger-sync --features gcs", why="error[E0433]", output=output
+    )
+    assert sig is not None and sig.get("scope")
+    for repeat in ("cargo test -p ledger-sync", "cargo test --package=ledger-sync --lib", "cargo test --workspace"):
+        assert hit(sig, repeat), repeat
+    for silent in ("cargo test -p ledger-sync --features gcs", "cargo test -p ledger-core", "cargo test --package x"):
+        assert not hit(sig, silent), silent
+    # A value the failure never names is a detail: another value is the same mistake.
+    quiet = sg.derive_command(
+        "cargo test -p ledger-sync", "cargo test -p ledger-sync --features gcs", output="error: could not compile"
+    )
+    assert quiet is not None and not quiet.get("scope")
+    assert hit(quiet, "cargo test -p ledger-core")
+
+
+def test_a_scope_that_is_a_directory_covers_the_files_under_it() -> None:
+    output = 'The CustomResourceDefinition "widgets.example.io" is invalid: deploy/crds/10-widget.yaml too long'
+    sig = sg.derive_command(
+        "kubectl apply -f deploy/crds/", "kubectl apply --server-side -f deploy/crds/", output=output
+    )
+    assert sig is not None
+    assert hit(sig, "kubectl apply -f deploy/crds/10-widget.yaml")
+    assert hit(sig, "kubectl apply -R -f deploy/crds")
+    assert not hit(sig, "kubectl apply -f deploy/operator/")
+    assert not hit(sig, "kubectl apply --server-side -f deploy/crds/10-widget.yaml")

@@ -691,7 +691,7 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
         text = f"`{short(mistake)}`{failed}; `{short(fix)}` worked instead."
         if changed:
             text += f" What changed: {changed}."
-        sig = sg.derive_command(mistake, fix, why=err)
+        sig = sg.derive_command(mistake, fix, why=err, output=ep.failures[-1].output)
         out.append(
             LessonCandidate(
                 text=text,

@@ -222,7 +222,12 @@ def _operands(call: Call, program: str) -> list[str]:
 
 
 def derive_command(
-    mistake: str, fix: str | None = None, why: str = "", named_drops_only: bool = False, named_parts: bool = True
+    mistake: str,
+    fix: str | None = None,
+    why: str = "",
+    named_drops_only: bool = False,
+    named_parts: bool = True,
+    output: str = "",
 ) -> dict[str, Any] | None:
     """The signature of a shell mistake, contrasted with its fix when known.
 
@@ -234,6 +239,9 @@ def derive_command(
       the mistake's program (and subcommand, unless the program itself was
       not found);
     * no fix: the program, subcommand and the mistake's flags.
+
+    ``output`` is the failure's whole output, when there was one: evidence of which
+    option value the failure was about (:func:`_with_named_values`: its ``scope``).
 
     Returns ``None`` when nothing distinguishes the two.
     """
@@ -249,6 +257,8 @@ def derive_command(
     else:
         common = _common_program(m, f)
         sig = _delta(m, f, common, why if named_drops_only else None) if common else _cross(m, f, why)
+        if sig is not None and common:
+            sig = _with_named_values(sig, m, f, f"{why}\n{output}", (mistake, fix or ""))
     if sig is None:
         return None
     sig = _known_aliases({"v": SIG_VERSION, "kind": "command", **sig})
@@ -263,6 +273,37 @@ def derive_command(
         return None
     if fix and check(sig, "Bash", {"command": fix})[0]:
         return None
+    return sig
+
+
+def _with_named_values(sig: dict[str, Any], m: Call, f: Call, why: str, calls: tuple[str, ...]) -> dict[str, Any]:
+    """An option value the mistake and its fix share, and that the failure or the lesson names
+    in its own words, is what the lesson is about: "cargo test -p quill-sync" failing on
+    quill-sync's missing feature says nothing about "cargo test -p quill-core". Only for a
+    lesson that is the absence of what the fix added; a value the text never names (a page
+    size, a timeout) stays a detail. The value becomes the lesson's ``scope``: a call giving
+    another value passes, one not giving the option at all ("cargo test", the whole workspace)
+    is still the mistake."""
+    if sig.get("present") or sig.get("scope") or not sig.get("absent") or not why:
+        return sig
+    prose = why
+    for call in calls:
+        if call:
+            prose = prose.replace(call, " ")
+    prose = _BACKTICK_RE.sub(" ", prose)  # a quoted call is not the text naming its value
+    prog = str(sig.get("program") or "")
+    named: list[str] = []
+    for flag, mvals in m.values.items():
+        if flag in INCIDENTAL_FLAGS or not flag.startswith("-") or flag == "--":
+            continue
+        mv = mvals[0] if mvals else ""
+        if not mv or mv not in (f.values.get(flag) or []) or len(mv) < 3 or mv.isdigit():
+            continue
+        if not re.search(rf"(?<![\w.-]){re.escape(mv)}(?![\w-])", prose):
+            continue
+        named.append("|".join(f"{alt}={mv}" for alt in flag_item(flag, prog).split("|")))
+    if named:
+        sig = {**sig, "scope": named[:2]}
     return sig
 
 
