@@ -120,3 +120,32 @@ def test_a_hit_count_does_not_reparse_the_hold_index(ctx: EngineContext, monkeyp
     assert shard in parsed and b"the release bot rebases it" in shard.read_bytes()
     store.delete(exp.id)
     assert exp.id.encode() not in shard.read_bytes()
+
+
+def test_a_hit_count_reads_no_other_shard(ctx: EngineContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The entry of a lesson whose hit count is flushed is in its own shards byte for byte,
+    # so no other shard needs reading to find a stale copy of it (64 shards, ~60 MB at 100k).
+    from twiceshy.memory.rules_snapshot import RulesSnapshot
+
+    _git_lessons(ctx, 3)
+    ctx.store.add(Experience(text="Never npm publish from a dirty tree", trigger="npm publish --tag next", tier=3))
+    exp = ctx.store.search("git push --force origin release-1", k=1)[0][0]
+    listed: list[Path] = []
+    real = RulesSnapshot.ids_on_disk
+
+    def ids_on_disk(self: RulesSnapshot) -> set[str]:
+        listed.append(self.path)
+        return real(self)
+
+    monkeypatch.setattr(RulesSnapshot, "ids_on_disk", ids_on_disk)
+    ctx.store.touch_many([exp.id])
+    ctx.store.flush_hits()
+    hold_listed = [p for p in listed if p.parent.name == coldhold.FOLDER]
+    assert hold_listed == []
+    # a lesson that stops holding (superseded) is still taken out of its shard
+    changed = ctx.store.get(exp.id)
+    assert changed is not None
+    changed.superseded_by = "someone-else"
+    ctx.store.update(changed)
+    shard = Path(coldhold.shard_path(Path(ctx.store.hold_index.folder).parent, coldhold.bucket_of("git")))
+    assert exp.id.encode() not in shard.read_bytes()

@@ -211,7 +211,7 @@ class RulesSnapshot:
         ``journal``: the position the file is now complete to (the engine's
         check; otherwise the file keeps the one it had). ``position_alone``:
         whether a new position alone is worth rewriting the file for."""
-        if journal is None and self._holds_already(changed, gone):
+        if journal is None and self.holds_already(changed, gone):
             return False  # what merging would find: nothing to write (a hit count changes no entry)
         fd = self._locked()
         try:
@@ -242,7 +242,7 @@ class RulesSnapshot:
             os.close(fd)
         return True
 
-    def _holds_already(self, changed: dict[str, dict[str, Any] | None], gone: set[str]) -> bool:
+    def holds_already(self, changed: dict[str, dict[str, Any] | None], gone: set[str]) -> bool:
         """Does the file already say exactly this: each changed entry, byte for byte as
         :func:`_write` writes it, and none of the ids to take out? Read, not parsed: a store
         write (a hit count flushed) names lessons whose entries rarely change, and parsing a
