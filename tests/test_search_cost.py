@@ -149,3 +149,38 @@ def test_a_hit_count_reads_no_other_shard(ctx: EngineContext, monkeypatch: pytes
     ctx.store.update(changed)
     shard = Path(coldhold.shard_path(Path(ctx.store.hold_index.folder).parent, coldhold.bucket_of("git")))
     assert exp.id.encode() not in shard.read_bytes()
+
+
+def test_a_large_index_seeded_from_the_warm_cache_holds_its_vectors_once(
+    ctx: EngineContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The hand-over to the real store converts the cache's vectors to float16 for the index;
+    # the index keeps that array instead of copying it (a 100k hand-over held 77 MB twice).
+    # A small index, whose vectors are the cache's own mapping, still copies them.
+    import numpy as np
+    from twiceshy.engine import warmstart
+    from twiceshy.memory import index as index_mod
+
+    _git_lessons(ctx, 10)  # more rows than the projection's dims
+    store = ctx.store
+    assert warmstart.write_cache(store)
+    made: list[np.ndarray] = []
+    real = warmstart.WarmCache._index_vectors
+
+    def index_vectors(self: warmstart.WarmCache) -> np.ndarray:
+        made.append(real(self))
+        return made[-1]
+
+    monkeypatch.setattr(warmstart.WarmCache, "_index_vectors", index_vectors)
+    cache = warmstart.open_cache(store.path, store.embedder.name)
+    assert cache is not None
+    small = index_mod.VectorIndex()
+    assert cache.fill_index(small) is not None
+    assert small._vecs.dtype == np.float32 and not np.shares_memory(small._vecs, cache.vectors)
+    monkeypatch.setattr(index_mod, "COARSE_MIN", 4)  # a "large" store: the index keeps float16
+    monkeypatch.setattr(index_mod, "COARSE_DIMS", 8)
+    large = index_mod.VectorIndex()
+    assert cache.fill_index(large) is not None
+    assert large._vecs.dtype == np.float16 and large._vecs is made[-1]
+    hits = large.search(np.asarray(store.embedder.embed(["git push --force origin release-2"])[0]), k=1)
+    assert hits and hits[0][0] == store.search("git push --force origin release-2", k=1)[0][0].id

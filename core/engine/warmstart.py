@@ -433,7 +433,9 @@ class WarmCache:
         journal = self.header.get("journal")
         if not journal or not journal[0]:
             return None
-        index.load_arrays(self.ids, self._index_vectors(), self.project_of, self.project_names, self.superseded)
+        vectors = self._index_vectors()
+        take = vectors is not self.vectors  # made for the index (not the mapping): it keeps them
+        index.load_arrays(self.ids, vectors, self.project_of, self.project_names, self.superseded, take=take)
         return str(journal[0]), int(journal[1])
 
     def _index_vectors(self) -> np.ndarray:

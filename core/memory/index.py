@@ -243,15 +243,27 @@ class VectorIndex:
         release_heap()
 
     def load_arrays(
-        self, ids: list[str], vectors: np.ndarray, project_of: np.ndarray, projects: list[str], superseded: np.ndarray
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        project_of: np.ndarray,
+        projects: list[str],
+        superseded: np.ndarray,
+        take: bool = False,
     ) -> None:
         """Replace the contents with rows given as arrays (the engine's warm-start
         cache): ``vectors`` unit length, ``project_of[i]`` 0 for a global lesson
-        else 1 + an index into ``projects``. Copies the vectors once."""
+        else 1 + an index into ``projects``. Copies the vectors once; with ``take``
+        (the caller made ``vectors`` for this and lets go of it) not at all when they
+        are already what the index stores: a 100k hand-over held them twice (+77 MB)."""
         n = len(ids)
-        vecs = (
-            np.array(vectors[:n], dtype=_storage_dtype(n), order="C", copy=True) if n else np.zeros((0, 0), np.float32)
-        )
+        dtype = np.dtype(_storage_dtype(n))
+        if take and n and vectors.dtype == dtype and vectors.flags.c_contiguous and len(vectors) == n:
+            vecs = vectors
+        elif n:
+            vecs = np.array(vectors[:n], dtype=dtype, order="C", copy=True)
+        else:
+            vecs = np.zeros((0, 0), np.float32)
         names = ["", *projects]
         with self._lock:
             self._project_codes = {}
