@@ -184,3 +184,42 @@ def test_a_large_index_seeded_from_the_warm_cache_holds_its_vectors_once(
     assert large._vecs.dtype == np.float16 and large._vecs is made[-1]
     hits = large.search(np.asarray(store.embedder.embed(["git push --force origin release-2"])[0]), k=1)
     assert hits and hits[0][0] == store.search("git push --force origin release-2", k=1)[0][0].id
+
+
+def test_the_engine_start_parses_only_the_shards_written_since_it_last_checked(
+    ctx: EngineContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The start-up check of the hold index used to parse every shard to find a damaged one
+    # (~60 MB of JSON at 100k lessons, twice per start). meta.json now keeps each shard's
+    # size and CRC-32 as last found whole: only a shard that changed since is parsed.
+    import json
+
+    from twiceshy.recall.hold_index import HoldIndex
+
+    _git_lessons(ctx, 4)
+    ctx.store.add(Experience(text="Never npm publish from a dirty tree", trigger="npm publish --tag next", tier=3))
+    first = ctx.store.hold_index
+    assert first.ensure(ctx.store)[0] in ("caught up", "rebuilt")
+    parsed: list[str] = []
+    real_loads = json.loads
+
+    def loads(raw: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        head = raw[:16] if isinstance(raw, bytes) else raw[:16].encode()
+        if head.startswith(b'{"block_tiers"'):
+            parsed.append(str(raw[:60]))
+        return real_loads(raw, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", loads)
+    again = HoldIndex(first.folder, first.block_tiers, first.mode)  # the next engine's
+    assert again.ensure(ctx.store) == ("caught up", 0)
+    assert parsed == []
+    # one shard written by another process since: that one is parsed, once
+    ctx.store.add(Experience(text="Never git clean -fdx in a repo with .env", trigger="git clean -fdx", tier=3))
+    parsed.clear()
+    assert HoldIndex(first.folder, first.block_tiers, first.mode).ensure(ctx.store)[0] == "caught up"
+    assert len(parsed) == 1
+    # a damaged shard is still found: the index is rebuilt
+    shard = Path(coldhold.shard_path(Path(first.folder).parent, coldhold.bucket_of("npm")))
+    shard.write_bytes(shard.read_bytes()[:-40])
+    assert HoldIndex(first.folder, first.block_tiers, first.mode).ensure(ctx.store)[0] == "rebuilt"
+    assert b"npm publish" in shard.read_bytes() and real_loads(shard.read_bytes())["rules"]

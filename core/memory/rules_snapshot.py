@@ -108,8 +108,16 @@ def entry_for(exp: Experience, block_tiers: Iterable[int]) -> dict[str, Any] | N
 def read(path: Path) -> dict[str, Any] | None:
     """The parsed snapshot, or None when missing or unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return parse(path.read_bytes())
+    except OSError:
+        return None
+
+
+def parse(raw: bytes) -> dict[str, Any] | None:
+    """A snapshot file's bytes parsed, or None when they are not a whole snapshot."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError included
         return None
     if not isinstance(data, dict) or data.get("v") != VERSION or not isinstance(data.get("rules"), list):
         return None
@@ -376,6 +384,7 @@ __all__ = [
     "block_tiers",
     "ensure_caught_up",
     "entry_for",
+    "parse",
     "read",
     "rule_reason",
     "snapshot_path",

@@ -20,8 +20,10 @@ No evidence counts: an entry changes only when what it holds or says changes.
 Layout: ``<data dir>/hold_index/NN.json`` (:data:`BUCKETS` shards by key, each
 in the rules snapshot's file format and written by its merge, under its own
 lock, 0600, replaced atomically) and ``meta.json`` (the block tiers and warn
-mode it was built for, and the store's change-journal position it is complete
-to). Kept like the rules snapshot: every write through the store updates the
+mode it was built for, the store's change-journal position it is complete
+to, and the size and CRC-32 of each shard as the engine last found it whole:
+its start-up check parses only the shards written since, not ~60 MB of JSON
+at 100k lessons). Kept like the rules snapshot: every write through the store updates the
 shards it touches (a batch over :data:`BATCH_MAX` is left to the engine), and
 the engine's start-up check catches up from the journal, or rebuilds.
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,7 +41,14 @@ from twiceshy.base.types import Experience, Tier
 from twiceshy.hooks import coldhold
 from twiceshy.hooks.match import signature_keys
 from twiceshy.lesson.evidence import lesson_advice
-from twiceshy.memory.rules_snapshot import CATCH_UP_MAX, HOLD_TAG, RulesSnapshot, block_tiers, ensure_caught_up, read
+from twiceshy.memory.rules_snapshot import (
+    CATCH_UP_MAX,
+    HOLD_TAG,
+    RulesSnapshot,
+    block_tiers,
+    ensure_caught_up,
+    parse,
+)
 from twiceshy.memory.write_watch import watch_writes
 from twiceshy.recall.delivery import HOLD_HEAD, HOLD_TAIL, fix_of
 from twiceshy.recall.outcomes import context_only
@@ -104,6 +114,7 @@ class HoldIndex:
         self.block_tiers = sorted({int(t) for t in block_tiers})
         self.mode = mode
         self._shards: dict[int, RulesSnapshot] = {}
+        self._whole: dict[int, list[int]] = {}  # bucket -> [size, crc32] of a shard known whole here
 
     def shard(self, bucket: int) -> RulesSnapshot:
         if bucket not in self._shards:
@@ -135,8 +146,46 @@ class HoldIndex:
         from twiceshy.base.fileio import write_atomic
 
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        data = {"v": VERSION, "block_tiers": self.block_tiers, "mode": self.mode, "journal": list(journal or [])}
+        data = {
+            "v": VERSION,
+            "block_tiers": self.block_tiers,
+            "mode": self.mode,
+            "journal": list(journal or []),
+            "sums": self._whole_sums(),
+        }
         write_atomic(self._meta_path(), json.dumps(data), private=True, durable=False)
+
+    def _sum_of(self, bucket: int) -> tuple[list[int], bytes] | None:
+        try:
+            raw = self.shard(bucket).path.read_bytes()
+        except OSError:
+            return None
+        return [len(raw), zlib.crc32(raw)], raw
+
+    def _check_shards(self, meta: dict[str, Any]) -> dict[str, list[int]] | None:
+        """The sums of the shards, each found whole; None when one is damaged (what it held
+        is unknown). A shard whose size and CRC-32 ``meta`` recorded is not parsed again."""
+        given = meta.get("sums")
+        recorded: dict[str, Any] = given if isinstance(given, dict) else {}
+        sums: dict[str, list[int]] = {}
+        for bucket in range(BUCKETS):
+            got = self._sum_of(bucket)
+            if got is None:
+                continue  # no shard: nothing held there
+            name = "%02d" % bucket
+            if got[0] != recorded.get(name) and got[0] != self._whole.get(bucket) and parse(got[1]) is None:
+                return None
+            self._whole[bucket] = sums[name] = got[0]
+        return sums
+
+    def _whole_sums(self) -> dict[str, list[int]]:
+        """Each shard's [size, CRC-32] now, for the shards known whole (parsed here when not)."""
+        sums: dict[str, list[int]] = {}
+        for bucket in range(BUCKETS):
+            got = self._sum_of(bucket)
+            if got is not None and (got[0] == self._whole.get(bucket) or parse(got[1]) is not None):
+                self._whole[bucket] = sums["%02d" % bucket] = got[0]
+        return sums
 
     # -- writing ---------------------------------------------------------------
 
@@ -198,6 +247,9 @@ class HoldIndex:
         for bucket, entries in shards.items():
             if entries or os.path.exists(self.shard(bucket).path):
                 self.shard(bucket).replace(entries)
+                got = self._sum_of(bucket)  # written whole just now (another writer's is whole too)
+                if got is not None:
+                    self._whole[bucket] = got[0]
         self._write_meta(position if position and position[0] else None)
         return count
 
@@ -207,7 +259,8 @@ class HoldIndex:
         meta = self.read_meta()
         if meta is None or not (since or meta.get("journal")) or not hasattr(store, "changed_since"):
             return None
-        if any(read(self.shard(b).path) is None for b in range(BUCKETS) if os.path.exists(self.shard(b).path)):
+        sums = self._check_shards(meta)
+        if sums is None:
             return None  # a damaged shard: what it held is unknown
         got = store.changed_since(since or meta["journal"])
         if got is None:
@@ -218,7 +271,7 @@ class HoldIndex:
         if ids:
             found = {exp.id: exp for exp in store.get_many(ids)}
             self.apply({exp_id: self.entry(exp) for exp_id, exp in found.items()}, {i for i in ids if i not in found})
-        if ids or list(position) != list(meta.get("journal") or []):
+        if ids or list(position) != list(meta.get("journal") or []) or meta.get("sums") != sums:
             self._write_meta(position)
         return len(ids), position
 
