@@ -545,3 +545,15 @@ def test_a_scope_that_is_a_directory_covers_the_files_under_it() -> None:
     assert hit(sig, "kubectl apply -R -f deploy/crds")
     assert not hit(sig, "kubectl apply -f deploy/operator/")
     assert not hit(sig, "kubectl apply --server-side -f deploy/crds/10-widget.yaml")
+
+
+def test_a_long_switch_both_calls_had_says_what_the_run_covered() -> None:
+    sig = sg.derive_command("cargo test --workspace", "cargo test --workspace -- --test-threads=1")
+    assert hit(sig, "cargo test --workspace") and hit(sig, "cargo test --lib --workspace")
+    assert not hit(sig, "cargo test -p ledger-core --features gcs")
+    assert not hit(sig, "cargo test --workspace -- --test-threads 1")
+    # What every call of the program needs (a profile) makes the switch a detail.
+    aws = sg.derive_command(
+        "aws s3 sync build/ s3://docs-prod --delete", "aws s3 sync build/ s3://docs-prod --delete --profile prod"
+    )
+    assert hit(aws, "aws s3 cp build/a.xml s3://docs-prod/a.xml")

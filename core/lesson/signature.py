@@ -615,6 +615,13 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--" and m.values.get(flag):
                 if flag.startswith("--") or not m.sub(prog):
                     present.append(flag_item(flag, prog))
+        # A long switch both had says what the run covered ("cargo test --workspace" without
+        # "--test-threads=1": not "cargo test -p one-crate"), unless what the fix added is needed by
+        # every call of the program (a profile, a region, a runner).
+        if absent and all(_is_flag(a) and a not in GLOBAL_FLAGS for a in absent):
+            for flag in _collapse(m_flags):
+                if flag in f_flags and flag not in INCIDENTAL_FLAGS and not m.values.get(flag) and _is_long(flag):
+                    present.append(flag_item(flag, prog))
     if not present and not absent:
         # The fix named a file the mistake lacked ("terraform apply plan.out").
         for fv in f_ops:
