@@ -617,11 +617,13 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
                     present.append(flag_item(flag, prog))
         # A long switch both had says what the run covered ("cargo test --workspace" without
         # "--test-threads=1": not "cargo test -p one-crate"), unless what the fix added is needed by
-        # every call of the program (a profile, a region, a runner).
+        # every call of the program (a profile, a region, a runner). Advice prose must name it:
+        # "always pass -i …" said of "ansible-playbook site.yml --check" is about every playbook run.
         if absent and all(_is_flag(a) and a not in GLOBAL_FLAGS for a in absent):
             for flag in _collapse(m_flags):
                 if flag in f_flags and flag not in INCIDENTAL_FLAGS and not m.values.get(flag) and _is_long(flag):
-                    present.append(flag_item(flag, prog))
+                    if named_in is None or re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", named_in, re.I):
+                        present.append(flag_item(flag, prog))
     if not present and not absent:
         # The fix named a file the mistake lacked ("terraform apply plan.out").
         for fv in f_ops:
