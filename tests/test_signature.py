@@ -557,3 +557,13 @@ def test_a_long_switch_both_calls_had_says_what_the_run_covered() -> None:
         "aws s3 sync build/ s3://docs-prod --delete", "aws s3 sync build/ s3://docs-prod --delete --profile prod"
     )
     assert hit(aws, "aws s3 cp build/a.xml s3://docs-prod/a.xml")
+
+
+def test_a_version_the_fix_moved_off_is_the_mistake() -> None:
+    sig = sg.derive_from_retries(
+        ["uv add --dev anyio-mock==0.3.1", "uv add --dev anyio-mock==0.4.0"], "uv add --dev 'anyio-mock>=0.5'"
+    )
+    for repeat in ("uv add --dev anyio-mock==0.3.1", "uv add anyio-mock==0.4.0 --group dev"):
+        assert hit(sig, repeat), repeat
+    for silent in ("uv add --dev 'anyio-mock>=0.5'", "uv add --dev anyio-mock==0.6.2", "uv add httpx"):
+        assert not hit(sig, silent), silent

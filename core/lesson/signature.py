@@ -594,6 +594,12 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             item = f"*.{me}"
             if item not in present:
                 present.append(item)
+    # A version the fix moved off ("pytest-asyncio==0.21.1" -> "pytest-asyncio>=0.23"): that
+    # pin, literally; the package at another version is what the fix did.
+    f_pins = {norm_value(w): w for w in f.words_of(prog) or [] if _VERSION_PIN_RE.search(w)}
+    for w in m.words_of(prog) or []:
+        if _VERSION_PIN_RE.search(w) and f_pins.get(norm_value(w), w) != w and w not in present:
+            present.append(w)
     # A name the fix put in its place ("git push origin x" -> "git push -u fork x"): the remote,
     # context or package named is the mistake, not only what the fix added around it.
     if len(m_ops) == len(f_ops) and msub == fsub:
@@ -695,6 +701,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
 
 
 _ASSIGN_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=$")
+_VERSION_PIN_RE = re.compile(r"^[@\w.-]+(?:==|>=|<=|~=|!=|@|<|>)v?\d")
 # Steps of a line that are not what made a call work: looking, printing, waiting.
 _NO_STEP_PROGRAMS = DIAGNOSTIC_PROGRAMS - {"cd", "source", ".", "export", "nvm", "set", "unset", "ulimit"}
 
