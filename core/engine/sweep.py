@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -121,7 +121,9 @@ class Registry:
                 rows = sorted(self.sessions.values(), key=lambda r: -r.last_seen)
                 rows = [r for r in rows if now - r.last_seen < KEEP_S][:KEEP_MAX]
                 self.sessions = {r.key: r for r in rows}
-                data = json.dumps([asdict(r) for r in rows], separators=(",", ":"))
+                # vars(), not asdict(): the same JSON (flat fields) at a fifth of the cost; this runs
+                # on the answer path of each session's first tool call (2,000 sessions: 24 -> 5 ms).
+                data = json.dumps([vars(r) for r in rows], separators=(",", ":"))
                 self.dirty = False
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
