@@ -567,3 +567,11 @@ def test_a_version_the_fix_moved_off_is_the_mistake() -> None:
         assert hit(sig, repeat), repeat
     for silent in ("uv add --dev 'anyio-mock>=0.5'", "uv add --dev anyio-mock==0.6.2", "uv add httpx"):
         assert not hit(sig, silent), silent
+
+
+def test_a_value_class_holds_under_either_name_of_the_flag() -> None:
+    sig = sg.derive_command("pnpm --filter docs build", "pnpm --filter @acme/docs build")
+    for repeat in ("pnpm -F docs build", "pnpm --filter=docs build"):
+        assert hit(sig, repeat), repeat
+    for silent in ("pnpm -F @acme/docs build", "pnpm --filter=@acme/docs build"):
+        assert not hit(sig, silent), silent

@@ -196,16 +196,17 @@ def _common_program(m: Call, f: Call) -> str:
     return ""
 
 
-def _value_class_item(flag: str, mval: str, fval: str) -> str | None:
-    """A pattern for the mistake's value of ``flag`` that the fix's value fails."""
-    prefix = f"{flag}=" if flag else ""
+def _value_class_item(flag: str, mval: str, fval: str, program: str = "") -> str | None:
+    """A pattern for the mistake's value of ``flag`` (under either of its names: ``-F`` is
+    ``--filter``) that the fix's value fails."""
+    names = flag_item(flag, program).split("|") if flag else []
     if mval == "" and fval != "":
-        return f"{flag}=" if flag else None
+        return "|".join(f"{n}=" for n in names) if flag else None
     me, fe = _ext(mval), _ext(fval)
     if me and me != fe:
-        return f"{prefix}*.{me}" if flag else f"*.{me}"
+        return "|".join(f"{n}=*.{me}" for n in names) if flag else f"*.{me}"
     if flag and "/" not in mval and "/" in fval and mval:
-        return f"re:^{re.escape(flag)}=[^/]+$"
+        return f"re:^(?:{'|'.join(re.escape(n) for n in names)})=[^/]+$"
     return None
 
 
@@ -577,7 +578,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         mv, fv = mvals[0], fvals[0]
         if mv == fv:
             continue
-        item = _value_class_item(flag, mv, fv)
+        item = _value_class_item(flag, mv, fv, prog)
         if item:
             present.append(item)
         elif not present and mv and flag.startswith("-") and (flag.startswith("--") or len(flag) == 2):
