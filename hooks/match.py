@@ -568,6 +568,15 @@ class Call:
             self._operand(word, level_words)
         if level_words and level_words[0].lower() in _HELP_WORDS:
             self.help = True
+        for program, words in self.levels:
+            if program == "git" and words[:1] == ["push"]:
+                # A refspec pushes to its destination: "HEAD:main" and "+main" push main.
+                for word in words[1:]:
+                    if "@" in word or "//" in word:
+                        continue  # a remote's URL
+                    dst = word.lstrip("+").rpartition(":")[2]
+                    if dst and dst != word:
+                        self.tokens.add(dst.removeprefix("refs/heads/"))
         for _prog, words in self.levels:
             if words and words[0].lower() in ("help",):
                 self.help = True

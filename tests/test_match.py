@@ -271,3 +271,11 @@ def test_a_global_option_set_by_the_environment_is_the_fix() -> None:
         "looks": True,
     }
     assert check(scoped, "Bash", {"command": "kubectl config view"})[0]
+
+
+def test_a_push_refspec_pushes_to_its_destination() -> None:
+    sig = {"v": 1, "kind": "command", "program": "git", "sub": ["push"], "present": ["main"]}
+    for repeat in ("git push origin HEAD:main", "git push origin +main", "git push origin x:refs/heads/main"):
+        assert m.matches(sig, "Bash", {"command": repeat}), repeat
+    for silent in ("git push origin HEAD:fix/median", "git push git@github.com:o/main.git fix/x"):
+        assert not m.matches(sig, "Bash", {"command": silent}), silent
