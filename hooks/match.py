@@ -118,6 +118,13 @@ _GROUPS = {
 _GROUP_PROGRAMS = {
     "docker", "podman", "aws", "gcloud", "az", "gh", "git", "uv", "kubectl", "go", "cargo", "npm", "flutter", "dart",
 }  # fmt: skip
+# Group words that are plain subcommands to these programs: "kubectl logs <pod>" and "docker run
+# <image>" name a thing after the word, not a second subcommand ("aws logs tail", "gh run list").
+_NOT_GROUPS = {
+    "kubectl": frozenset({"logs", "run"}),
+    "docker": frozenset({"logs", "run"}),
+    "podman": frozenset({"logs", "run"}),
+}
 _HELP_FLAGS = {"--help", "-help", "-h", "--version", "-version", "--usage", "-?"}
 _HELP_WORDS = {"help", "version", "--version"}
 
@@ -635,7 +642,8 @@ class Call:
             if not _bare(word, dotted):
                 break
             out.append(word.lower())
-            limit = depth or (2 if (program in _GROUP_PROGRAMS and out[0] in _GROUPS) else 1)
+            group = program in _GROUP_PROGRAMS and out[0] in _GROUPS and out[0] not in _NOT_GROUPS.get(program, ())
+            limit = depth or (2 if group else 1)
             if len(out) >= limit:
                 break
         return out

@@ -279,3 +279,14 @@ def test_a_push_refspec_pushes_to_its_destination() -> None:
         assert m.matches(sig, "Bash", {"command": repeat}), repeat
     for silent in ("git push origin HEAD:fix/median", "git push git@github.com:o/main.git fix/x"):
         assert not m.matches(sig, "Bash", {"command": silent}), silent
+
+
+def test_a_word_after_logs_or_run_is_a_name_not_a_subcommand() -> None:
+    def sub(command: str) -> list[str]:
+        call = m.parse_command(command)[0]
+        return call.sub(call.program)
+
+    assert sub("kubectl logs checkout -n shop") == ["logs"]
+    assert sub("docker run nginx") == ["run"]
+    assert sub("aws logs tail /ecs/app") == ["logs", "tail"]
+    assert sub("gh run list") == ["run", "list"]
