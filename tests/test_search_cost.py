@@ -223,3 +223,29 @@ def test_the_engine_start_parses_only_the_shards_written_since_it_last_checked(
     shard.write_bytes(shard.read_bytes()[:-40])
     assert HoldIndex(first.folder, first.block_tiers, first.mode).ensure(ctx.store)[0] == "rebuilt"
     assert b"npm publish" in shard.read_bytes() and real_loads(shard.read_bytes())["rules"]
+
+
+def test_an_index_seeded_from_the_warm_cache_has_chroma_read_once_while_it_loads(
+    ctx: EngineContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chroma loads its own vector segment on the collection's first read (0.2-0.3 s at 100k
+    # lessons). A seeded index never read Chroma, so that load used to land in the first
+    # hook call that needed a document after the hand-over; the load does it now.
+    from twiceshy.engine import warmstart
+
+    _git_lessons(ctx, 3)
+    store = ctx.store
+    assert warmstart.write_cache(store)
+    cache = warmstart.open_cache(store.path, store.embedder.name)
+    assert cache is not None
+    reads: list[dict[str, Any]] = []
+    real_get = type(store._col).get
+
+    def get(self: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append(kwargs)
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(store._col), "get", get)
+    store.enable_index(background=False, seed=cache)
+    assert store.index is not None and len(store.index) == 3
+    assert reads == [{"limit": 1, "include": []}]
