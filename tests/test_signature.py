@@ -575,3 +575,13 @@ def test_a_value_class_holds_under_either_name_of_the_flag() -> None:
         assert hit(sig, repeat), repeat
     for silent in ("pnpm -F @acme/docs build", "pnpm --filter=@acme/docs build"):
         assert not hit(sig, silent), silent
+
+
+def test_a_file_the_advice_names_stays_part_of_the_mistake() -> None:
+    sig = sg.derive_from_trigger(
+        "ansible-playbook -i hosts/prod.ini release.yml",
+        "release.yml reads vaulted vars: pass --vault-password-file ~/.vault-pass to ansible-playbook",
+    )
+    assert hit(sig, "ansible-playbook release.yml -i hosts/staging.ini --limit app1")
+    assert not hit(sig, "ansible-playbook -i hosts/prod.ini site.yml --limit web")
+    assert not hit(sig, "ansible-playbook -i hosts/prod.ini release.yml --vault-password-file ~/.vault-pass")

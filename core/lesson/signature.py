@@ -1757,6 +1757,9 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             elif sig.get("absent") and sig.get("present"):
                 # The trigger's other flags are one example of the call, unless the advice names them.
                 pruned = [p for p in sig["present"] if not str(p).startswith("-") or _flag_named(p, text)]
+                # A file of it the advice names stays ("deploy.yml reads vaulted vars: pass …"); a
+                # bare word may be the advised flag's value ("-c ingest").
+                pruned += [i for i in named if i not in pruned and not str(i).startswith("-") and _ext(str(i))]
                 narrowed = {k: v for k, v in {**sig, "present": pruned}.items() if v or k != "present"}
                 if (
                     (narrowed.get("present") or narrowed.get("sub"))  # never down to every call of the program
