@@ -465,3 +465,19 @@ def test_a_rejected_edit_is_the_bad_code_its_fixing_edit_replaces() -> None:
     )
     # The line both versions share (the context of the edit) is not the mistake.
     assert not matches(sig, "Edit", {"file_path": "/p/shop/cart.py", "old_string": "", "new_string": good})
+
+
+@pytest.mark.parametrize(
+    ("command", "is_test"),
+    [
+        ("./mvnw -pl billing -am test -Dtest=InvoiceTest", True),  # the goal after a switch
+        ("JAVA_HOME=/opt/jdk17 ./gradlew :app:testDebugUnitTest --tests '*ParserTest'", True),
+        ("./gradlew connectedAndroidTest", True),
+        ("mvn -q verify", True),
+        ("./gradlew assembleDebug", False),
+        ("mvn -pl api -am package -DskipTests", False),
+        ("mvn -Dtest=FooTest package", False),
+    ],
+)
+def test_a_test_goal_of_maven_or_gradle_is_a_test_run(command: str, is_test: bool) -> None:
+    assert ex.is_test_command(command) is is_test

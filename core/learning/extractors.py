@@ -399,7 +399,26 @@ def is_test_command(command: str) -> bool:
                 w in ("test", "check", "verify") or w.endswith(":test") for w in bare
             ):
                 return True
+        if any(p in _GOAL_PROGRAMS for p in progs) and any(_a_test_goal(w) for w in call.argv[1:]):
+            return True  # "./mvnw -pl x -am test": a goal after a switch; ":app:testDebugUnitTest"
     return bool(TEST_RE.search(command))
+
+
+# Build tools whose goals or tasks may follow any option, in any order.
+_GOAL_PROGRAMS = frozenset({"mvn", "mvnw", "gradle", "gradlew"})
+
+
+def _a_test_goal(word: str) -> bool:
+    """A Maven goal or Gradle task that runs tests: ``test``, ``verify``, ``surefire:test``,
+    ``:app:testDebugUnitTest``, ``connectedAndroidTest`` (not an option or its value)."""
+    if word.startswith("-") or "=" in word or "/" in word:
+        return False
+    task = word.rsplit(":", 1)[-1]
+    return (
+        task in ("test", "check", "verify")
+        or (task.startswith("test") and task[4:5].isupper())
+        or task.endswith("Test")
+    )
 
 
 def is_build_command(command: str) -> bool:
