@@ -481,3 +481,26 @@ def test_a_rejected_edit_is_the_bad_code_its_fixing_edit_replaces() -> None:
 )
 def test_a_test_goal_of_maven_or_gradle_is_a_test_run(command: str, is_test: bool) -> None:
     assert ex.is_test_command(command) is is_test
+
+
+def test_a_marker_forbidding_a_function_in_prose_is_a_code_pattern() -> None:
+    entries = [
+        user("sort the report by the ?order= param"),
+        *tool(
+            "Edit",
+            {"file_path": "lib/app/report.ex", "old_string": "x = 1\n", "new_string": "x = allowed(order)\n"},
+            "ok",
+        ),
+        say(
+            "Done.\nLEARNING: never use Code.to_atom_unsafe/1 on request params (atoms are never collected); "
+            "use Code.to_existing/1 with an allow-list."
+        ),
+    ]
+    [lesson] = ex.markers(entries)
+    sig = lesson.structured["signature"]
+    assert sig and sig["kind"] == "edit"
+    bad = 'order = Code.to_atom_unsafe(params["order"])\n'
+    assert matches(sig, "Edit", {"file_path": "lib/app/other.ex", "old_string": "", "new_string": bad})
+    good = 'order = Code.to_existing(params["order"])\n'
+    assert not matches(sig, "Edit", {"file_path": "lib/app/other.ex", "old_string": "", "new_string": good})
+    assert not matches(sig, "Edit", {"file_path": "web/app.py", "old_string": "", "new_string": bad})

@@ -1317,7 +1317,38 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         if sig:
             fix = sig.get("fix")
             return span, sig, sg.describe_call(span), sg.describe_call(str(fix)) if fix else None
+    # A function the line forbids in prose ("never use String.to_atom/1 on params; use
+    # String.to_existing_atom/1"): a code pattern over files of the language the session edited.
+    api = _forbidden_api(body)
+    if api:
+        sig = sg.derive_code_trigger(f"{api}(x)", body)
+        if sig is not None:
+            paths = [p for s in earlier if _is_edit(s) for p, _bad, _good in _edit_pairs(s, states)]
+            if paths and not sig.get("glob"):
+                sig = {**sig, "glob": sg.glob_for(paths[-1])}
+            return f"{api}(…)", sig, {"tool": "Edit", "code": api}, None
     return short(body, 400), None, {}, None
+
+
+# "never use X", "don't call X", "avoid X": X a qualified function name ("String.to_atom/1",
+# "datetime.utcnow()", "Foo::bar"), not a file ("config.yaml").
+_FORBIDDEN_API_RE = re.compile(
+    r"(?i)\b(?:never|don'?t|do not|avoid|stop)\s+(?:(?:use|call|using|calling)\s+)?"
+    r"`?([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+[!?]?)(\(\)|/\d+)?"
+)
+_FILE_EXTS = frozenset(
+    {"yaml", "yml", "json", "md", "txt", "toml", "lock", "cfg", "ini", "env", "sh", "py", "js", "ts", "rb", "go"}
+)
+
+
+def _forbidden_api(body: str) -> str:
+    m = _FORBIDDEN_API_RE.search(body)
+    if not m:
+        return ""
+    name, call = m.group(1), m.group(2)
+    if sg._ext(name) in _FILE_EXTS:
+        return ""
+    return name if call or "::" in name or "_" in name or name[:1].isupper() else ""
 
 
 _ASK_BEFORE_RE = re.compile(r"(?i)\b(?:pass|use|add|needs?|requires?|always|set|with)\b\W*(?:\S+\s+){0,2}$")
