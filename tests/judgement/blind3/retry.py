@@ -177,7 +177,7 @@ INCIDENTS = [
         project="glasshouse",
         session=[
             U("why is the operator crashlooping? show me its logs"),
-            err(
+            ok(
                 "kubectl logs -n glasshouse-system deploy/glasshouse-controller-manager",
                 'Defaulted container "kube-rbac-proxy" out of: kube-rbac-proxy, manager\n'
                 "I0302 09:12:01.118842       1 main.go:186] Valid token audiences: \n"
