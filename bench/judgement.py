@@ -8,8 +8,10 @@
     python bench/judgement.py --split blind        # the blind split (measured, never read)
     python bench/judgement.py --split blind-open -v  # its half that may be read
     python bench/judgement.py --split blind2       # round 5's blind split (measured, never read)
+    python bench/judgement.py --split blind3       # round 6's blind split, 100 incidents (measured, never read)
     python bench/judgement.py --split fresh --crowd  # every incident in one project
     python bench/judgement.py --split dev --mutate   # every shell probe in other words
+    python bench/judgement.py --split blind2 --classes  # why probes went wrong, as counts of classes
 
 Five splits: ``tuning`` (tests/judgement/corpus, read while building the matcher),
 ``dev`` (tests/judgement/dev, written later by someone who had not read the matcher:
@@ -55,15 +57,16 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import blind, blind2, dev, fresh, sealed  # noqa: E402
+from judgement import blind, blind2, blind3, dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.mutate import mutated  # noqa: E402
 from judgement.spec import SHAPES, Corpus  # noqa: E402
+from judgement_classes import table as classes_table  # noqa: E402
 from other_code import run_other_code  # noqa: E402
 
 CROWD_PROJECT = "crowd"
 # Splits measured only in aggregate: ``-v`` never prints one of their items.
-UNREAD = ("sealed", "blind", "blind-sealed", "blind2")
+UNREAD = ("sealed", "blind", "blind-sealed", "blind2", "blind3")
 
 
 def crowd(corpus: Corpus) -> Corpus:
@@ -211,9 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
     ap.add_argument(
         "--split",
-        choices=("tuning", "dev", "sealed", "fresh", "blind", "blind-open", "blind-sealed", "blind2", "both", "all"),
+        choices=("tuning", "dev", "sealed", "fresh", "blind", "blind-open", "blind-sealed", "blind2", "blind3", "both", "all"),
         default="both",
-        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind and blind2",
+        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind, blind2 and blind3",
     )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
@@ -235,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--mutate", action="store_true", help="every shell probe in other words (tests/judgement/mutate.py)"
     )
+    ap.add_argument(
+        "--classes", action="store_true", help="count the wrong holds and misses by class (no item printed)"
+    )
     ap.add_argument("--code", metavar="COMMIT", help="measure another commit's code (core/, plugins/, hooks/) instead")
     args = ap.parse_args(argv)
     if args.code:
@@ -252,8 +258,9 @@ def main(argv: list[str] | None = None) -> int:
         "blind-sealed": lambda: blind.load("sealed"),
         "blind": blind.load,
         "blind2": blind2.load,
+        "blind3": blind3.load,
     }
-    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2"]
+    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2", "blind3"]
     chosen = ["tuning", "sealed"] if args.split == "both" else everything if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
@@ -289,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
                     out_json.append({**h.to_json(result), "split": split, "label": label.strip(" []") or "measured"})
                     continue
                 print(table(result, f" [{split}]{label}"))
+                if args.classes:
+                    print(classes_table(result, split, readable=bool(args.verbose) and split not in UNREAD))  # counts of classes only: fine on a sealed split
                 if args.verbose and split not in UNREAD:
                     print(report(result, args.verbose))  # the sealed and blind splits' items stay unread
                 print(flush=True)

@@ -1,0 +1,193 @@
+"""Why probes went wrong, counted by class: ``python bench/judgement.py --classes``.
+
+A sealed split may only be measured in aggregate; this turns the probes that went wrong
+into counts of *classes* — never an item — so a sealed split can say where it loses
+without being read:
+
+* a **wrong hold** (a call held that must pass, or held by another incident's lesson) is
+  classed by the probe's kind (fix / other / help / code / everyday), whose lesson held it
+  (its own incident's, another incident's of the same project, the noise) and the shape of
+  that lesson's signature (what it names: subcommand, present items, absent items, scope);
+* a **miss** (a repeat of the mistake that passed) by the probe's kind and what stopped its
+  own lesson: no lesson at all, no signature, the signature's own verdict (``lacks …``,
+  ``has … (the fix)``, another subcommand, a read-only call…), or a signature that matched
+  but the call was not held (too far in similarity, taken for the fix, outranked).
+
+Nothing here prints a probe, a lesson or an incident id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from judgement import harness as h
+from judgement.transcripts import pre_tool_payload
+
+HOLDING = (h.HOLD, h.DENY)
+
+
+def signature_shape(sig: dict[str, Any] | None) -> str:
+    """What a signature names, as a short class: ``command:sub+present+absent``, ``edit:present``…"""
+    if not isinstance(sig, dict) or not sig:
+        return "none"
+    kind = str(sig.get("kind") or "?")
+    if kind == "any":
+        shapes = sorted({signature_shape(s) for s in sig.get("of") or []})
+        return "any[" + ",".join(shapes) + "]"
+    parts = [name for name in ("sub", "present", "absent", "scope") if sig.get(name)]
+    if sig.get("looks"):
+        parts.append("looks")
+    return f"{kind}:" + ("+".join(parts) or "bare")
+
+
+def _verdict_class(reason: str) -> str:
+    """A signature check's reason, without the call's own words."""
+    for pattern, label in (
+        (r"^lacks ", "signature: lacks a present item"),
+        (r"\(the fix", "signature: has the fix's item"),
+        (r"^another ", "signature: another scope value"),
+        (r" is not |does not run", "signature: another subcommand"),
+        (r"^not ", "signature: another program"),
+        (r"read-only", "signature: a read-only call"),
+        (r"help", "signature: a help call"),
+        (r"is local", "signature: a local subcommand"),
+        (r"pattern not in", "signature: code pattern absent"),
+        (r"not an edit|not a shell", "signature: another tool"),
+    ):
+        if re.search(pattern, reason):
+            return label
+    return "signature: " + (reason.split(" ", 1)[0] or "?")
+
+
+def _item_class(item: str) -> str:
+    """What kind of token a signature item is, without the token."""
+    if item.startswith("re:"):
+        return "a regex"
+    if ":" in item[:5] and item.split(":", 1)[0] in ("env", "pre", "post", "via", "run", "exe", "at"):
+        return "a " + item.split(":", 1)[0] + ": item"
+    if item.startswith("-"):
+        return "a flag=value" if "=" in item else "a flag"
+    if "*" in item:
+        return "a glob"
+    if item.endswith("="):
+        return "an assignment"
+    if "/" in item or re.search(r"\.[A-Za-z0-9]{1,5}$", item):
+        return "a path operand"
+    return "a word operand"
+
+
+def _why_missed(sig: dict[str, Any], reason: str, tool_input: dict[str, Any]) -> str:
+    """The verdict's class, refined by what the item or word was (never the word itself)."""
+    label = _verdict_class(reason)
+    text = str(tool_input.get("command") or "")
+    words = re.findall(r"[^\s'\"=]+", text)
+    if reason.startswith("lacks "):
+        item = reason[len("lacks ") :]
+        how = _item_class(item)
+        if how == "a flag":
+            names = [n for n in item.split("|") if n.startswith("-")]
+            bare = {n.lstrip("-").lower() for n in names}
+            if any(w.lstrip("-").lower() in bare for w in words if w.startswith("-")):
+                how += ", in another form in the call"
+            elif any(len(n) == 2 for n in names) and any(
+                w.startswith("--") and w[2:3] == n[1] for n in names if len(n) == 2 for w in words
+            ):
+                how += " (short), the call has a long flag of its letter"
+            elif any(n.startswith("--") for n in names) and any(
+                len(w) >= 2 and w[0] == "-" and w[1] != "-" and n[2:3] in w[1:] for n in names for w in words
+            ):
+                how += " (long), the call has a short flag of its letter"
+            else:
+                how += ", not in the call in any form"
+        return f"{label}: {how}"
+    sub = [str(w).lower() for w in sig.get("sub") or []] if sig.get("kind") == "command" else []
+    if "another subcommand" in label and sub:
+        low = [w.lower() for w in words]
+        at = next((i for i, w in enumerate(sub) if w not in low), 0)
+        where = "its first word" if at == 0 else "a later word"
+        if any(w != sub[at] and (sub[at].startswith(w) or w.startswith(sub[at])) for w in low if w[:1].isalpha()):
+            how = "the call has a prefix or extension of it"
+        elif sub[at] in low:
+            how = "the word is elsewhere in the call"
+        else:
+            how = "the word is not in the call"
+        return f"{label}: {where}, {how}"
+    program = str(sig.get("program") or "")
+    if "another program" in label and program:
+        return f"{label}: {'its name is in the call' if program in text else 'its name is not in the call'}"
+    return label
+
+
+def _tool_call(agent: str, action: Any, root: Path) -> tuple[str, dict[str, Any]]:
+    _event, payload = pre_tool_payload(agent, action, root, "classes", 0)
+    return str(payload.get("tool_name") or ""), dict(payload.get("tool_input") or {})
+
+
+def classify(
+    result: h.ModeResult, projects: Path = Path("/tmp/judgement-classes"), examples: dict[str, list[str]] | None = None
+) -> dict[str, Counter[str]]:
+    """Counts of wrong holds and misses by class for one mode's run; ``examples`` (for a split
+    that may be read) collects each miss's call and signature under its class."""
+    from twiceshy.hooks import match  # the measured code's matcher (``--code`` lays it out first)
+
+    rows = {row["id"]: row for rows in result.lessons_of.values() for row in rows}
+    shapes_of = {row["id"]: inc for inc, rows_ in result.lessons_of.items() for row in rows_}
+    probes = [(inc, probe) for inc in result.incidents for probe in inc.probes()]
+    incident_outs = [o for o in result.outcomes if o.incident is not None]
+    wrong: Counter[str] = Counter()
+    missed: Counter[str] = Counter()
+    by_id = {inc.id: inc for inc in result.incidents}
+    for o in result.outcomes:
+        held = o.answer in HOLDING
+        if held and (not o.must_warn or not o.own):
+            for exp_id, owner in zip(o.shown, o.owners):
+                if o.incident is not None and o.incident in owner.split(","):
+                    whose = "own lesson"
+                elif owner in ("noise", "?"):
+                    whose = owner
+                else:
+                    whose = "another incident's lesson"
+                src = by_id.get(shapes_of.get(exp_id, ""))
+                src_shape = src.shape if src else "-"
+                wrong[f"{o.kind:<8} | {whose:<25} | from {src_shape:<9} | {signature_shape(rows.get(exp_id, {}).get('signature'))}"] += 1
+    for (inc, probe), o in zip(probes, incident_outs):
+        if not o.must_warn or (o.answer in HOLDING and o.own):
+            continue
+        own = result.lessons_of.get(inc.id) or []
+        if not own:
+            missed[f"{o.kind:<7} | no lesson"] += 1
+            continue
+        signed = [row for row in own if row.get("signature")]
+        if not signed:
+            missed[f"{o.kind:<7} | no signature"] += 1
+            continue
+        tool, tool_input = _tool_call(inc.agent, probe.action, projects / inc.project)
+        verdicts = [match.check(row["signature"], tool, tool_input) for row in signed]
+        if any(ok for ok, _why in verdicts):
+            missed[f"{o.kind:<7} | signature matched, not held"] += 1
+        else:
+            sig = signed[0]["signature"]
+            if sig.get("kind") == "any":  # the variant nearest to matching: the first that names the program
+                sig = next((s for s in sig.get("of") or [] if isinstance(s, dict)), sig)
+            key = f"{o.kind:<7} | {_why_missed(sig, verdicts[0][1], tool_input)}"
+            missed[key] += 1
+            if examples is not None:
+                examples.setdefault(key, []).append(f"{o.action[:100]}\n        {json.dumps(sig)[:260]}")
+    return {"wrong holds": wrong, "misses": missed}
+
+
+def table(result: h.ModeResult, label: str, readable: bool = False) -> str:
+    """The counts; with ``readable`` (a split that may be read, asked with ``-v``) each miss too."""
+    lines = []
+    examples: dict[str, list[str]] | None = {} if readable else None
+    for title, counts in classify(result, examples=examples).items():
+        lines.append(f"-- {title} by class [{label}, {result.mode}]: {sum(counts.values())}")
+        for key, n in counts.most_common():
+            lines.append(f"   {n:>3}  {key}")
+            for example in (examples or {}).get(key, []) if title == "misses" else []:
+                lines.append(f"        {example}")
+    return "\n".join(lines)
