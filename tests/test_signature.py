@@ -71,6 +71,38 @@ def edit_hit(sig: dict | None, path: str, new: str, old: str = "") -> bool:
             ["pnpm --filter web test"],
             ["CI=1 pnpm --filter web test", "pnpm lint"],
         ),
+        # A variable that configures the tool itself (named for it, a toolchain's version or
+        # home): every subcommand reads it.
+        (
+            "cargo build",
+            "RUSTUP_TOOLCHAIN=nightly-2026-01-10 cargo build",
+            "error[E0554]: `#![feature]` may not be used on the stable release channel",
+            ["cargo test -p core", "cargo run --bin tool"],
+            ["RUSTUP_TOOLCHAIN=nightly-2026-01-10 cargo test", "cargo --version", "cargo build --help"],
+        ),
+        (
+            "./gradlew assemble",
+            "JAVA_HOME=/opt/jdk-21 ./gradlew assemble",
+            "Unsupported class file major version 65",
+            ["./gradlew test --tests '*Parser*'"],
+            ["JAVA_HOME=/opt/jdk-21 ./gradlew check", "./gradlew --version"],
+        ),
+        # A run mode is the subcommand's business: other subcommands do not need it.
+        (
+            "bin/rails db:migrate",
+            "RAILS_ENV=test bin/rails db:migrate",
+            "ActiveRecord::NoDatabaseError: database app_development does not exist",
+            ["bin/rails db:migrate VERSION=20260101000000"],
+            ["bin/rails server", "RAILS_ENV=test bin/rails db:migrate"],
+        ),
+        # A variable whose value names the mistake's operand is about those targets.
+        (
+            "go get git.corp.example/platform/authz@v1.4.0",
+            "GOPRIVATE=git.corp.example/platform/* go get git.corp.example/platform/authz@v1.4.0",
+            "fatal: could not read Username for 'https://git.corp.example': terminal prompts disabled",
+            ["go mod download git.corp.example/platform/authz", "go get git.corp.example/platform/billing@v0.2.0"],
+            ["go get github.com/spf13/cobra@v1.8.0", "go build ./...", "go test ./..."],
+        ),
         # A toolchain step before the call on the same line.
         (
             "bundle install",

@@ -668,12 +668,17 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     # "nvm use && npm …", "uv run …", ".venv/bin/pip": any call of the program needs it.
     # Not a runner of the program's own ("pnpm exec prisma" for "pnpm prisma"): that is how to
     # run one binary, not what every pnpm call needs.
+    # "GOPRIVATE=github.com/acme/*" names the modules it is about: the lesson is about those.
+    targets = _env_targets(absent, m, f, prog)
+    present += [t for t in targets if t not in present]
     toolchain = any(
         a.startswith("via:")
         and a[4:] != prog
         or a.startswith("exe:")
         or a.startswith("pre:")
         and a[4:] in TOOLCHAIN_PROGRAMS
+        or a.startswith("env:")
+        and configures_program(a[4:], prog)
         for a in absent
     )
     # A missing global option (--profile, --context, --project) is missing from the subcommand's
@@ -705,6 +710,52 @@ _ASSIGN_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=$")
 _VERSION_PIN_RE = re.compile(r"^[@\w.-]+(?:==|>=|<=|~=|!=|@|<|>)v?\d")
 # Steps of a line that are not what made a call work: looking, printing, waiting.
 _NO_STEP_PROGRAMS = DIAGNOSTIC_PROGRAMS - {"cd", "source", ".", "export", "nvm", "set", "unset", "ulimit"}
+
+
+# Environment variables named for the tool they configure ("GOTOOLCHAIN", "PGHOST",
+# "KUBECONFIG"): whichever subcommand runs, the tool reads them.
+PROGRAM_ENV_PREFIXES: dict[str, tuple[str, ...]] = {
+    "go": ("GO",), "psql": ("PG",), "pg_dump": ("PG",), "pg_restore": ("PG",), "mysql": ("MYSQL",),
+    "kubectl": ("KUBE",), "helm": ("HELM_", "KUBE"), "docker": ("DOCKER_",), "podman": ("CONTAINER",),
+    "npm": ("NPM_CONFIG_",), "pnpm": ("NPM_CONFIG_", "PNPM_"), "yarn": ("YARN_",), "cargo": ("CARGO_", "RUSTUP_"),
+    "terraform": ("TF_",), "tofu": ("TF_",), "ansible-playbook": ("ANSIBLE_",), "ansible": ("ANSIBLE_",),
+    "vault": ("VAULT_",), "gh": ("GH_",), "mvn": ("MAVEN_",), "mvnw": ("MAVEN_",), "gradle": ("GRADLE_",),
+    "gradlew": ("GRADLE_",), "aws": ("AWS_",), "gcloud": ("CLOUDSDK_",), "az": ("AZURE_",), "pip": ("PIP_",),
+    "uv": ("UV_",), "poetry": ("POETRY_",), "dotnet": ("DOTNET_", "NUGET_"), "nomad": ("NOMAD_",),
+    "consul": ("CONSUL_",), "pulumi": ("PULUMI_",), "flyctl": ("FLY_",), "fly": ("FLY_",),
+}  # fmt: skip
+# Variables that pick the toolchain, the machine or the credentials of whatever runs.
+TOOLCHAIN_ENV = frozenset({"PATH", "KUBECONFIG", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"})
+
+
+def configures_program(name: str, program: str) -> bool:
+    """An environment variable that configures ``program`` itself, for every subcommand of it:
+    one named for the tool (``GOPRIVATE`` for go, ``PGHOST`` for psql), a toolchain's home
+    (``JAVA_HOME``) or version (``RUSTUP_TOOLCHAIN``). Not a run mode (``MIX_ENV``,
+    ``RAILS_ENV``, ``NODE_ENV``): which environment to run in is the subcommand's business."""
+    name = name.upper()
+    if name.endswith(("_ENV", "_MODE")) or name in ("ENV", "MODE"):
+        return False
+    if name in TOOLCHAIN_ENV or name.endswith("_HOME") or "TOOLCHAIN" in name:
+        return True
+    return any(name.startswith(prefix) for prefix in PROGRAM_ENV_PREFIXES.get(program, ()))
+
+
+def _env_targets(absent: list[str], m: Call, f: Call, prog: str) -> list[str]:
+    """Of the configuring variables the fix added, the values that name the mistake's own
+    operand (``GOPRIVATE=github.com/acme/*`` for ``go get github.com/acme/protos``), as the
+    prefix a call's operand must have: the lesson is about those targets, not every call."""
+    out: list[str] = []
+    ops = [o.lower() for o in _operands(m, prog)]
+    for assign in f.env:
+        name, _, value = assign.partition("=")
+        if f"env:{name}" not in absent or not configures_program(name, prog):
+            continue
+        for pattern in value.split(","):
+            stem = pattern.strip().strip("'\"").rstrip("*").rstrip("/").lower()
+            if len(stem) >= 4 and "/" in stem and any(o.startswith(stem + "/") or o == stem for o in ops):
+                out.append(stem)
+    return out[:2]
 
 
 def _step_matters(tok: str, mistake: Call, call_changed: bool = False) -> bool:
