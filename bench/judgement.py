@@ -214,7 +214,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", action="append", choices=h.MODES, help="repeatable; default: all three")
     ap.add_argument(
         "--split",
-        choices=("tuning", "dev", "sealed", "fresh", "blind", "blind-open", "blind-sealed", "blind2", "blind3", "both", "all"),
+        choices=(
+            "tuning",
+            "dev",
+            "sealed",
+            "fresh",
+            "blind",
+            "blind-open",
+            "blind-sealed",
+            "blind2",
+            "blind3",
+            "both",
+            "all",
+        ),
         default="both",
         help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind, blind2 and blind3",
     )
@@ -297,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 print(table(result, f" [{split}]{label}"))
                 if args.classes:
-                    print(classes_table(result, split, readable=bool(args.verbose) and split not in UNREAD))  # counts of classes only: fine on a sealed split
+                    print(
+                        classes_table(result, split, readable=bool(args.verbose) and split not in UNREAD)
+                    )  # counts of classes only: fine on a sealed split
                 if args.verbose and split not in UNREAD:
                     print(report(result, args.verbose))  # the sealed and blind splits' items stay unread
                 print(flush=True)

@@ -153,7 +153,9 @@ def classify(
                     whose = "another incident's lesson"
                 src = by_id.get(shapes_of.get(exp_id, ""))
                 src_shape = src.shape if src else "-"
-                wrong[f"{o.kind:<8} | {whose:<25} | from {src_shape:<9} | {signature_shape(rows.get(exp_id, {}).get('signature'))}"] += 1
+                wrong[
+                    f"{o.kind:<8} | {whose:<25} | from {src_shape:<9} | {signature_shape(rows.get(exp_id, {}).get('signature'))}"
+                ] += 1
     for (inc, probe), o in zip(probes, incident_outs):
         if not o.must_warn or (o.answer in HOLDING and o.own):
             continue
