@@ -355,6 +355,56 @@ def test_a_marker_holds_the_mistake_and_passes_its_fix(
         assert not matches(sig, "Bash", {"command": command}), (command, sig)
 
 
+@pytest.mark.parametrize(
+    ("session", "line", "held", "passes"),
+    [
+        # The call ran with the step the line says it needs: that call is the fix.
+        (
+            bash("cd web && yarn build", "Done in 41s"),
+            "GOTCHA: the frontend only builds from its own folder: run it as (`cd web && yarn build`); "
+            "from the root `yarn build` picks the wrong workspace.",
+            ["yarn build"],
+            ["cd web && yarn build", "cd web && yarn build --mode staging"],
+        ),
+        (
+            bash(". venv/bin/activate; sphinx-build docs out", "build succeeded."),
+            "LEARNING: sphinx-build is only in the venv: `. venv/bin/activate;` must come first.",
+            ["sphinx-build docs out"],
+            [". venv/bin/activate; sphinx-build docs out", ". venv/bin/activate && sphinx-build -b html docs out"],
+        ),
+    ],
+)
+def test_a_marker_about_a_needed_step_holds_the_work_without_it(
+    session: list[TranscriptEntry], line: str, held: list[str], passes: list[str]
+) -> None:
+    sig = _marker_signature([user("go"), *session, say(line)])
+    for command in held:
+        assert matches(sig, "Bash", {"command": command}), (command, sig)
+    for command in passes:
+        assert not matches(sig, "Bash", {"command": command}), (command, sig)
+
+
+def test_advised_spans_are_the_ones_after_an_advice_cue_and_no_negation() -> None:
+    line = (
+        "GOTCHA: never run a plain `rsync -a src/ host:/srv` here; always use `rsync -a --checksum src/ host:/srv` "
+        "(e.g. `rsync -a --checksum --delete-after src/ host:/srv`)."
+    )
+    assert ex.advised_spans(line) == [
+        "rsync -a --checksum src/ host:/srv",
+        "rsync -a --checksum --delete-after src/ host:/srv",
+    ]
+
+
+def test_a_marker_never_keeps_a_key_that_holds_its_own_advice() -> None:
+    """An advised call the signature would hold means the line was read the wrong way round:
+    the lesson keeps no key (it goes to context) rather than hold the fix."""
+    held_fix = {"v": 1, "kind": "command", "program": "terraform", "sub": ["apply"]}
+    line = "GOTCHA: state is locked by CI here; use `terraform apply -lock-timeout=5m`."
+    assert ex._unless_it_holds_the_advice(held_fix, line, "terraform apply") is None
+    keyed = {"v": 1, "kind": "command", "program": "terraform", "sub": ["apply"], "absent": ["-lock-timeout"]}
+    assert ex._unless_it_holds_the_advice(keyed, line, "terraform apply") == keyed
+
+
 def _rejected(command: str, reason: str = "") -> list[TranscriptEntry]:
     out = "The user doesn't want to proceed with this tool use. The tool use was rejected"
     return tool("Bash", {"command": command}, out + (f". The user said: {reason}" if reason else ""), error=True)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
+from twiceshy.hooks.match import matches
 from twiceshy.lesson import signature as sg
 from twiceshy.lesson.evidence import error_kind
 
@@ -1270,6 +1271,12 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
             bare = _without_flags(cmd, asked)
             if bare and bare != cmd:
                 cmd, fix = bare, cmd
+        if fix is None and not mistake.failed and _names_a_step(body, cmd):
+            # The call ran with the step the marker says it needs ("`cd services/api && go test`",
+            # "`source .env;` first"): it is the fix; the mistake is the same work without the step.
+            work = sg.work_text(cmd)
+            if work and work != cmd:
+                cmd, fix = work, cmd
         if fix is None and mistake.failed:
             for step in steps:
                 c = _shell_cmd(step)
@@ -1290,6 +1297,7 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
         if sig is not None and sig.get("kind") == "command":
             sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
+        sig = _unless_it_holds_the_advice(sig, body, cmd)
         trigger = mistake.action if cmd == _shell_cmd(mistake) else cmd
         return trigger, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
     # Code named in the body: the edit that brought it in (the fix, when a
@@ -1312,8 +1320,13 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     # The call the sentence names, backticked or in prose ("GOTCHA: ./deploy.sh
     # --env staging fails …; always pass --region eu-west-1"): the mistake; what
     # the advice adds is the fix. A sentence is never a trigger.
-    for span in command_spans + [c for c in sg.prose_commands(body) if c not in command_spans]:
-        sig = sg.derive_from_trigger(span, body)
+    # A span the line advises ("delete with --grace-period=30 instead, e.g. `…`") is the fix,
+    # never the mistake.
+    told = set(advised_spans(body))
+    for span in [s for s in command_spans if s not in told] + [
+        c for c in sg.prose_commands(body) if c not in command_spans and not any(t in c for t in told)
+    ]:
+        sig = _unless_it_holds_the_advice(sg.derive_from_trigger(span, body), body, span)
         if sig:
             fix = sig.get("fix")
             return span, sig, sg.describe_call(span), sg.describe_call(str(fix)) if fix else None
@@ -1380,6 +1393,52 @@ def _same_action(a: sg.Call, b: sg.Call) -> bool:
     """One program and first subcommand, none for both counting as the same (``psql …``).
     Unlike :func:`twiceshy.lesson.signature.same_action`, which needs a subcommand."""
     return a.program == b.program and a.sub(a.program)[:1] == b.sub(b.program)[:1]
+
+
+# Words that introduce the call a marker advises: "always run `…`", "use `…` instead", "e.g. `…`".
+_ADVICE_CUE_RE = re.compile(
+    r"(?i)\b(use|run|instead|e\.g|i\.e|always|prefer|should|must|try|via)\b[^.;:!?`]{0,40}$|\($"
+)
+
+
+_NEGATION_RE = re.compile(r"(?i)\b(never|don'?t|do not|not|avoid|no|without|plain|bare)\b")
+
+
+def advised_spans(body: str) -> list[str]:
+    """The commands a marker line advises: backticked calls after an advice cue ("always run
+    `docker compose up --build`", "(`cd api && go test ./...`)") that no negation governs."""
+    out = []
+    for m in _BACKTICK_RE.finditer(body):
+        span, before = m.group(1).strip(), body[: m.start()]
+        if not sg.is_command_like(span) or sg.pick_call(span) is None or sg.said_not_to(before):
+            continue
+        clause = re.split(r"[.;!?]\s|—|--\s", re.sub(r"(?i)\b(e\.g|i\.e)\.", r"\1", before))[-1]
+        if _ADVICE_CUE_RE.search(clause.rstrip()) and not _NEGATION_RE.search(clause):
+            out.append(span)
+    return out
+
+
+def _unless_it_holds_the_advice(sig: dict | None, body: str, mistake: str) -> dict | None:
+    """A marker's signature may never hold the call the line advises: if it does, the line was
+    read the wrong way round (the advice taken for the mistake) and the lesson has no key: it
+    goes to the session's context instead of holding calls."""
+    if not sig or sig.get("kind") not in ("command", "any"):
+        return sig
+    for span in advised_spans(body):
+        if matches(sig, "Bash", {"command": span}):
+            return None
+    return sig
+
+
+def _names_a_step(body: str, command: str) -> bool:
+    """Does the marker name a setup step this line runs before its work (``cd sub``, ``source
+    .env``, ``vpn up``, ``nvm use``), rather than a look or a print?"""
+    low = body.lower()
+    return any(
+        prog not in ("echo", "printf", "true", "ls", "cat", "tee", "grep")
+        and re.search(rf"(?<![\w-]){re.escape(prog)}(?![\w-])", low)
+        for prog in sg.steps_of(command)
+    )
 
 
 def _without_flags(command: str, flags: set[str]) -> str:
