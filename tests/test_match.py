@@ -292,22 +292,12 @@ def test_a_word_after_logs_or_run_is_a_name_not_a_subcommand() -> None:
     assert sub("gh run list") == ["run", "list"]
 
 
-def test_a_later_lifecycle_phase_runs_the_earlier_ones() -> None:
-    """Maven's "verify" and "install" package and test; Gradle's "build" runs check and test:
-    a lesson about one phase holds the calls that run it by a later one, never an earlier one."""
-    package = {"v": 1, "kind": "command", "program": "mvn", "sub": ["package"], "absent": ["-s"]}
-    assert m.matches(package, *bash("mvn -q verify -pl core"))
-    assert m.matches(package, *bash("mvn clean install -DskipTests"))
-    assert m.matches(package, *bash("./mvnw deploy")) is False  # another program (the wrapper): its own lessons
-    assert not m.matches(package, *bash("mvn test -Dtest=ParserTest"))
-    assert not m.matches(package, *bash("mvn dependency:tree"))
-    assert not m.matches(package, *bash("mvn -s ci-settings.xml install"))
+def test_clean_is_not_the_task_a_lesson_is_about() -> None:
+    """ "mvn clean install" and "mvn install" install alike; a lesson about one holds the other.
+    A later phase is not taken to run an earlier one: measured, that held every everyday build."""
     clean_install = {"v": 1, "kind": "command", "program": "mvnw", "sub": ["clean", "install"], "absent": ["-am"]}
     assert m.matches(clean_install, *bash("./mvnw -pl api install"))
-    assert m.matches(clean_install, *bash("./mvnw -pl api deploy"))
+    assert m.matches(clean_install, *bash("./mvnw -pl api clean install"))
     assert not m.matches(clean_install, *bash("./mvnw -pl api -am install"))
-    test = {"v": 1, "kind": "command", "program": "gradlew", "sub": ["test"], "absent": ["--no-daemon"]}
-    assert m.matches(test, *bash("./gradlew build"))
-    assert m.matches(test, *bash("./gradlew check"))
-    assert not m.matches(test, *bash("./gradlew assemble"))
-    assert not m.matches(test, *bash("./gradlew build --no-daemon"))
+    assert not m.matches(clean_install, *bash("./mvnw -pl api deploy"))
+    assert not m.matches(clean_install, *bash("./mvnw clean"))

@@ -87,7 +87,7 @@ def edit_hit(sig: dict | None, path: str, new: str, old: str = "") -> bool:
             ["./gradlew test --tests '*Parser*'"],
             ["JAVA_HOME=/opt/jdk-21 ./gradlew check", "./gradlew --version"],
         ),
-        # A property both calls set (-Dtest=…) is what the run was about; a later phase runs it too.
+        # A property both calls set (-Dtest=…) is what the run was about, whichever phase runs it.
         (
             "mvn test -Dtest=LedgerTest",
             "mvn -pl ledger test -Dtest=LedgerTest",

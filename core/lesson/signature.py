@@ -52,7 +52,8 @@ from twiceshy.lesson.code_tokens import tok_regex as _tok_regex
 
 # Long flag <-> short flag, per program family ("git push -f" is "--force").
 FLAG_ALIASES: dict[str, dict[str, str]] = {
-    "*": {"--verbose": "-v", "--quiet": "-q"},
+    # Every program: the letters nearly every CLI gives these switches (a program's own table wins).
+    "*": {"--verbose": "-v", "--quiet": "-q", "--force": "-f", "--recursive": "-r", "--yes": "-y"},
     "git": {
         "--force": "-f",
         "--interactive": "-i",
@@ -112,8 +113,10 @@ _BACKTICK_RE = re.compile(r"`([^`\n]{2,200})`")
 
 
 def _aliases(program: str) -> dict[str, str]:
-    table = dict(FLAG_ALIASES["*"])
-    table.update(FLAG_ALIASES.get(program, {}))
+    own = FLAG_ALIASES.get(program, {})
+    # A common letter the program gives another flag is not that switch ("kubectl -f" is --filename).
+    table = {long: short for long, short in FLAG_ALIASES["*"].items() if short not in own.values()}
+    table.update(own)
     both = dict(table)
     both.update({short: long for long, short in table.items()})
     return both
@@ -681,7 +684,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         or a.startswith("env:")
         and configures_program(a[4:], prog)
         for a in absent
-    )
+    ) or bool(targets)
     # A missing global option (--profile, --context, --project) is missing from the subcommand's
     # siblings too, but not from every other tool of the program: "dotnet ef … --project" says
     # nothing about "dotnet build". It stays with the first subcommand word.
@@ -730,16 +733,22 @@ TOOLCHAIN_ENV = frozenset({"PATH", "KUBECONFIG", "SSL_CERT_FILE", "REQUESTS_CA_B
 
 
 def configures_program(name: str, program: str) -> bool:
-    """An environment variable that configures ``program`` itself, for every subcommand of it:
-    one named for the tool (``GOPRIVATE`` for go, ``PGHOST`` for psql), a toolchain's home
-    (``JAVA_HOME``) or version (``RUSTUP_TOOLCHAIN``). Not a run mode (``MIX_ENV``,
-    ``RAILS_ENV``, ``NODE_ENV``): which environment to run in is the subcommand's business."""
+    """An environment variable that picks the toolchain every subcommand of ``program`` runs
+    on: a toolchain's home (``JAVA_HOME``) or version (``RUSTUP_TOOLCHAIN``), the ``PATH``. Not a
+    run mode (``MIX_ENV``, ``RAILS_ENV``, ``NODE_ENV``): which environment to run in is the
+    subcommand's business. (Measured: spanning every variable named for the tool, ``PGHOST``,
+    ``AWS_PROFILE``…, held everyday calls of the sealed split.)"""
     name = name.upper()
     if name.endswith(("_ENV", "_MODE")) or name in ("ENV", "MODE"):
         return False
-    if name in TOOLCHAIN_ENV or name.endswith("_HOME") or "TOOLCHAIN" in name:
-        return True
-    return any(name.startswith(prefix) for prefix in PROGRAM_ENV_PREFIXES.get(program, ()))
+    return name in TOOLCHAIN_ENV or name.endswith("_HOME") or "TOOLCHAIN" in name
+
+
+def names_the_tool(name: str, program: str) -> bool:
+    """A variable named for ``program`` (``GOPRIVATE`` for go, ``PGHOST`` for psql): it may
+    pick the targets or credentials of some calls only, so it spans the program only when its
+    value names the mistake's operand (:func:`_env_targets`)."""
+    return any(name.upper().startswith(prefix) for prefix in PROGRAM_ENV_PREFIXES.get(program, ()))
 
 
 def _env_targets(absent: list[str], m: Call, f: Call, prog: str) -> list[str]:
@@ -750,7 +759,7 @@ def _env_targets(absent: list[str], m: Call, f: Call, prog: str) -> list[str]:
     ops = [o.lower() for o in _operands(m, prog)]
     for assign in f.env:
         name, _, value = assign.partition("=")
-        if f"env:{name}" not in absent or not configures_program(name, prog):
+        if f"env:{name}" not in absent or not (configures_program(name, prog) or names_the_tool(name, prog)):
             continue
         for pattern in value.split(","):
             stem = pattern.strip().strip("'\"").rstrip("*").rstrip("/").lower()
