@@ -625,3 +625,17 @@ def test_a_file_the_advice_names_stays_part_of_the_mistake() -> None:
     assert hit(sig, "ansible-playbook release.yml -i hosts/staging.ini --limit app1")
     assert not hit(sig, "ansible-playbook -i hosts/prod.ini site.yml --limit web")
     assert not hit(sig, "ansible-playbook -i hosts/prod.ini release.yml --vault-password-file ~/.vault-pass")
+
+
+def test_common_switch_letters_hold_under_either_name_unless_the_program_uses_the_letter() -> None:
+    """-f/--force, -r/--recursive, -y/--yes for every program; not where the program's own table
+    gives the letter to another flag (kubectl -f is --filename, cargo -r is --release)."""
+    assert sg.flag_item("--force", "pulumi") == "--force|-f"
+    assert sg.flag_item("-y", "apt-get") == "-y|--yes"
+    assert sg.flag_item("--force", "kubectl") == "--force"
+    assert sg.flag_item("-r", "cargo") == "-r|--release"
+    sig = sg.derive_command(
+        "pulumi destroy --force --stack dev", "pulumi destroy --stack dev", "destroyed prod resources"
+    )
+    assert hit(sig, "pulumi destroy -f --stack dev")
+    assert not hit(sig, "pulumi destroy --stack dev")
