@@ -141,6 +141,8 @@ def classify(
     wrong: Counter[str] = Counter()
     missed: Counter[str] = Counter()
     by_id = {inc.id: inc for inc in result.incidents}
+    fix_guard: Counter[str] = Counter()
+    probe_of = {id(o): (inc, probe) for (inc, probe), o in zip(probes, incident_outs)}
     for o in result.outcomes:
         held = o.answer in HOLDING
         if held and (not o.must_warn or not o.own):
@@ -156,6 +158,8 @@ def classify(
                 wrong[
                     f"{o.kind:<8} | {whose:<25} | from {src_shape:<9} | {signature_shape(rows.get(exp_id, {}).get('signature'))}"
                 ] += 1
+                if whose == "own lesson" and o.kind == "fix":
+                    fix_guard[_why_the_guard_let_it(rows.get(exp_id, {}), probe_of.get(id(o)))] += 1
     for (inc, probe), o in zip(probes, incident_outs):
         if not o.must_warn or (o.answer in HOLDING and o.own):
             continue
@@ -179,7 +183,33 @@ def classify(
             missed[key] += 1
             if examples is not None:
                 examples.setdefault(key, []).append(f"{o.action[:100]}\n        {json.dumps(sig)[:260]}")
-    return {"wrong holds": wrong, "misses": missed}
+    return {"wrong holds": wrong, "fix held by its own lesson, why the fix guard let it": fix_guard, "misses": missed}
+
+
+def _why_the_guard_let_it(row: dict[str, Any], pair: tuple[Any, Any] | None) -> str:
+    """Why a corrected call passed the engine's fix guard (:func:`twiceshy.recall.ranking.does_what_the_fix_adds`):
+    no fix stored, nothing added, or which kind of added part the corrected call lacks."""
+    from twiceshy.hooks.match import call_parts
+
+    if pair is None:
+        return "?"
+    inc, probe = pair
+    if not isinstance(probe.action, str):
+        return "an edit (the guard is for commands)"
+    mistake, fix = row.get("mistake_command") or row.get("trigger") or "", row.get("fix_command")
+    if not fix:
+        return "no fix command stored"
+    fixed, wrong = call_parts(fix), call_parts(mistake)
+    added, dropped = fixed - wrong, wrong - fixed
+    parts = call_parts(probe.action)
+    if not added:
+        return "the fix added nothing" + (" (it only dropped)" if dropped else "")
+    if dropped & parts:
+        return "the call keeps a part the fix dropped: " + ", ".join(sorted({_item_class(d) for d in dropped & parts}))
+    lacking = added - parts
+    if lacking:
+        return "the call lacks a part the fix added: " + ", ".join(sorted({_item_class(a) for a in lacking}))
+    return "the call has all the fix added (held anyway)"
 
 
 def table(result: h.ModeResult, label: str, readable: bool = False) -> str:

@@ -138,11 +138,14 @@ def find(home, match, tool_name, tool_input, project_of, only=None):
             if not isinstance(sig, dict) or not match.check(sig, tool_name, tool_input)[0]:
                 continue
             adds, drops = set(entry.get("adds") or ()), set(entry.get("drops") or ())
-            if adds and command:
+            advice = entry.get("advice") or []
+            if (adds or advice) and command:
                 if parts is None:
                     parts = match.call_parts(command)
-                if match.is_the_fix(adds, drops, parts):
+                if adds and match.is_the_fix(adds, drops, parts):
                     continue  # the call does what the fix adds: it is the fix
+                if advice and match.follows_advice(advice, parts):
+                    continue  # a taught lesson's advice names a value this call carries
             seen.add(entry.get("id"))
             hits.append(entry)
     return hits

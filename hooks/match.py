@@ -764,6 +764,30 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
     return bool(added) and added <= parts and not (dropped & parts)
 
 
+def follows_advice(advised: list, parts: set) -> bool:
+    """A call with these ``parts`` carries a value a taught lesson's advice names
+    (``twiceshy.lesson.advice_parts``: ``config/jest.config.ts``, ``15432:5432``, or a
+    ``stem*`` before a placeholder): it does what the advice says, so that lesson never
+    holds it. The engine's guard and the hook client's hold index share this rule."""
+    if not advised:
+        return False
+    values = set()
+    for part in parts:
+        part = part.lower()
+        values.add(part)
+        if part.startswith("-") and "=" in part:
+            values.add(part.split("=", 1)[1])
+    for item in advised:
+        item = str(item).lower()
+        if item.endswith("*"):
+            stem = item[:-1]
+            if any(v.startswith(stem) for v in values):
+                return True
+        elif item in values:
+            return True
+    return False
+
+
 def index_keys(tool_name: str, tool_input: dict) -> set:
     """The hold index's keys a call can match under (:mod:`twiceshy.recall.hold_index`):
     every program the shell line runs, and ``@edit`` for a file change."""

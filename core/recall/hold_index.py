@@ -52,7 +52,7 @@ from twiceshy.memory.rules_snapshot import (
 from twiceshy.memory.write_watch import watch_writes
 from twiceshy.recall.delivery import HOLD_HEAD, HOLD_TAIL, fix_of
 from twiceshy.recall.outcomes import context_only
-from twiceshy.recall.ranking import fix_change, lesson_signature
+from twiceshy.recall.ranking import advice_of, fix_change, lesson_signature
 
 VERSION = 1
 META = "meta.json"
@@ -102,6 +102,7 @@ def entry_for(exp: Experience, block_tiers: Iterable[int], mode: str = "hold") -
         "signature": sig,
         "adds": sorted(added),
         "drops": sorted(dropped),
+        "advice": advice_of(exp, sig),
         "reason": hold_text(exp, fix_of(exp)),
     }
 

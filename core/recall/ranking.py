@@ -312,20 +312,53 @@ def fix_change(exp: Experience, sig: dict[str, Any]) -> tuple[set[str], set[str]
     return fixed - wrong, wrong - fixed
 
 
+def advice_of(exp: Experience, sig: dict[str, Any]) -> list[str]:
+    """For a lesson with no stored fix (a taught one), the values its advice names that make
+    a call its fix (:func:`twiceshy.lesson.advice_parts.advised_parts`); [] otherwise."""
+    from twiceshy.lesson.advice_parts import advised_parts
+
+    if sig.get("kind") not in ("command", "any"):
+        return []
+    structured = exp.structured if isinstance(exp.structured, dict) else {}
+    fix = structured.get("fix")
+    if isinstance(fix, dict) and isinstance(fix.get("command"), str) and fix["command"].strip():
+        return []  # a learned lesson: the call that worked says what the fix is
+    return advised_parts(exp.text, exp.trigger)
+
+
 def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEvent) -> bool:
     """The call carries every part the lesson's fix added to its mistake (flags, values,
-    operands, a runner or environment) and none the fix took away: it does what the fix
-    does, whatever else the signature says. The fix is never held by its own lesson."""
-    from twiceshy.hooks.match import call_parts, command_of, is_the_fix
+    operands, a runner or environment) and none the fix took away, or (a taught lesson, no
+    fix stored) a value its advice names: it does what the fix does, whatever else the
+    signature says. The fix is never held by its own lesson."""
+    from twiceshy.hooks.match import call_parts, command_of, follows_advice, is_the_fix
 
-    change = fix_change(exp, sig)
-    if change is None:
-        return False
     command = command_of(event.tool_name, event.tool_input or {})
     if not command:
         return False
     # The memoised parse the signature check just made of this call: no second parse.
-    return is_the_fix(*change, call_parts(command))
+    parts = call_parts(command)
+    change = fix_change(exp, sig)
+    if change is not None and is_the_fix(*change, parts):
+        return True
+    return follows_advice(_advice_cached(exp, sig), parts)
+
+
+_advice_cache: OrderedDict[tuple[str, str, str], list[str]] = OrderedDict()
+
+
+def _advice_cached(exp: Experience, sig: dict[str, Any]) -> list[str]:
+    key = (exp.id, exp.trigger, exp.text[:200])
+    with _cache_lock:
+        if key in _advice_cache:
+            _advice_cache.move_to_end(key)
+            return _advice_cache[key]
+    advised = advice_of(exp, sig)
+    with _cache_lock:
+        _advice_cache[key] = advised
+        while len(_advice_cache) > _SIG_CACHE_SIZE:
+            _advice_cache.popitem(last=False)
+    return advised
 
 
 def structured_check(event: CoreEvent, candidates: list[Candidate], min_score: float) -> list[Candidate]:

@@ -444,8 +444,11 @@ def _add_noise(ctx: Any, corpus: Corpus, projects: Path, count: int) -> int:
 
 def _lesson_row(exp: Any) -> dict:
     structured = exp.structured if isinstance(exp.structured, dict) else {}
+    fix, mistake = structured.get("fix"), structured.get("mistake")
     return {"id": exp.id, "kind": exp.kind, "tier": int(exp.tier), "trigger": exp.trigger, "text": exp.text,
-            "source": exp.source, "signature": structured.get("signature")}  # fmt: skip
+            "source": exp.source, "signature": structured.get("signature"),
+            "mistake_command": mistake.get("command") if isinstance(mistake, dict) else None,
+            "fix_command": fix.get("command") if isinstance(fix, dict) else None}  # fmt: skip
 
 
 def _touched_since(ctx: Any, since: float) -> list[Any]:
