@@ -87,14 +87,6 @@ def edit_hit(sig: dict | None, path: str, new: str, old: str = "") -> bool:
             ["./gradlew test --tests '*Parser*'"],
             ["JAVA_HOME=/opt/jdk-21 ./gradlew check", "./gradlew --version"],
         ),
-        # A property both calls set (-Dtest=…) is what the run was about, whichever phase runs it.
-        (
-            "mvn test -Dtest=LedgerTest",
-            "mvn -pl ledger test -Dtest=LedgerTest",
-            'No tests matching pattern "LedgerTest" were executed! (Set -Dsurefire.failIfNoSpecifiedTests=false',
-            ["mvn verify -Dtest=JournalTest", "mvn -q test -Dtest=LedgerTest#posts"],
-            ["mvn -B test", "mvn install -DskipTests", "mvn -pl ledger verify -Dtest=JournalTest"],
-        ),
         # A run mode is the subcommand's business: other subcommands do not need it.
         (
             "bin/rails db:migrate",

@@ -33,7 +33,6 @@ from twiceshy.hooks.match import (
     DIAGNOSTIC_PROGRAMS,
     SETUP_PROGRAMS,
     SIG_VERSION,
-    SINGLE_DASH_LONG,
     Call,
     check,
     edit_parts,
@@ -624,7 +623,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         # except flags that only tune output or build mode.
         for flag in _collapse(m_flags):
             if flag in f_flags and flag not in INCIDENTAL_FLAGS and flag != "--" and m.values.get(flag):
-                if flag.startswith("--") or not m.sub(prog) or prog in SINGLE_DASH_LONG and _is_long(flag):
+                if flag.startswith("--") or not m.sub(prog):
                     present.append(flag_item(flag, prog))
         # A long switch both had says what the run covered ("cargo test --workspace" without
         # "--test-threads=1": not "cargo test -p one-crate"), unless what the fix added is needed by
