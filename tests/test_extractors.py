@@ -336,6 +336,14 @@ def _marker_signature(entries: list[TranscriptEntry]) -> dict:
             ["helm uninstall web --no-hooks"],
             ["helm uninstall web"],
         ),
+        # A flag of the session's call the quoted fix leaves out is not the mistake unless the line names it.
+        (
+            bash("docker compose up -d", "Container shop-web-1  Started"),
+            "GOTCHA: `docker compose up` serves the stale image after a Dockerfile change; always run "
+            "`docker compose up --build`.",
+            ["docker compose up", "docker compose up -d web"],
+            ["docker compose up -d --build", "docker compose up --build web", "docker compose ps"],
+        ),
         # An environment variable the advice sets is the fix.
         (
             bash("npm run bundle", "bundle written"),

@@ -1292,9 +1292,15 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                     if call is not None and named_flags & set(call.flags) - set(sg.pick_call(cmd).flags):
                         fix = c
                         break
+        from_text = fix is None
         if fix is None:
             fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
-        sig = sg.derive_command(cmd, fix, why=body) or sg.derive_command(cmd, None, why=body)
+        # A fix quoted in the line abbreviates: a flag of the session's call it leaves out ("-d" of
+        # "docker compose up -d" when the line says "always run `docker compose up --build`") is
+        # the mistake only when the line names it.
+        sig = sg.derive_command(
+            cmd, fix, why=body, named_drops_only=from_text and fix is not None
+        ) or sg.derive_command(cmd, None, why=body)
         if sig is not None and sig.get("kind") == "command":
             sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
         sig = _unless_it_holds_the_advice(sig, body, cmd)
