@@ -301,3 +301,21 @@ def test_clean_is_not_the_task_a_lesson_is_about() -> None:
     assert not m.matches(clean_install, *bash("./mvnw -pl api -am install"))
     assert not m.matches(clean_install, *bash("./mvnw -pl api deploy"))
     assert not m.matches(clean_install, *bash("./mvnw clean"))
+
+
+def test_an_edit_that_writes_the_lessons_own_fix_is_never_held() -> None:
+    """A code lesson's fix line in the new text means the edit applies the fix, even when the
+    pattern it forbids is still elsewhere in what the edit writes (a whole file, another function)."""
+    sig = {
+        "v": 1,
+        "kind": "edit",
+        "glob": "*.py",
+        "present": ["re:\\.utcnow\\(\\s*\\)"],
+        "fix": "created = datetime.now(timezone.utc)",
+    }
+    whole = "def a():\n    created = datetime.now(timezone.utc)\n\ndef b():\n    return datetime.utcnow()\n"
+    assert not m.matches(sig, "Write", {"file_path": "/p/app/models.py", "content": whole})
+    assert m.matches(sig, "Write", {"file_path": "/p/app/jobs.py", "content": "stamp = datetime.utcnow()\n"})
+    assert m.matches(
+        sig, "Edit", {"file_path": "/p/x.py", "old_string": "a = 1", "new_string": "a = datetime.utcnow()"}
+    )
