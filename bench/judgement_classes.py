@@ -135,7 +135,7 @@ def classify(
     from twiceshy.hooks import match  # the measured code's matcher (``--code`` lays it out first)
 
     rows = {row["id"]: row for rows in result.lessons_of.values() for row in rows}
-    shapes_of = {row["id"]: inc for inc, rows_ in result.lessons_of.items() for row in rows_}
+    incident_of = {row["id"]: inc for inc, rows_ in result.lessons_of.items() for row in rows_}
     probes = [(inc, probe) for inc in result.incidents for probe in inc.probes()]
     incident_outs = [o for o in result.outcomes if o.incident is not None]
     wrong: Counter[str] = Counter()
@@ -153,7 +153,7 @@ def classify(
                     whose = owner
                 else:
                     whose = "another incident's lesson"
-                src = by_id.get(shapes_of.get(exp_id, ""))
+                src = by_id.get(incident_of.get(exp_id, ""))
                 src_shape = src.shape if src else "-"
                 wrong[
                     f"{o.kind:<8} | {whose:<25} | from {src_shape:<9} | {signature_shape(rows.get(exp_id, {}).get('signature'))}"

@@ -1095,11 +1095,12 @@ def check_edit(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool,
     glob = str(signature.get("glob") or "")
     present = [str(p) for p in signature.get("present") or []]
     absent = [str(a) for a in signature.get("absent") or []]
-    fix = " ".join(str(signature.get("fix") or "").split())
+    raw_fix = str(signature.get("fix") or "").strip()
+    fix = " ".join(raw_fix.split()) if "\n" not in raw_fix else ""  # one line of code, whitespace-free
     for path, old, new in parts:
         if not path_matches(glob, path):
             continue
-        if len(fix) >= 12 and "\n" not in str(signature.get("fix")).strip() and fix in " ".join(new.split()):
+        if len(fix) >= 12 and fix in " ".join(new.split()):
             continue  # the edit writes the lesson's own fix: it is the fix, never held by its lesson
 
         def mistake_in(text: str) -> bool:

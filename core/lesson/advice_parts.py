@@ -8,13 +8,15 @@ port (… svc/<db> 15432:5432)", "push images to europe-west1-docker.pkg.dev/qui
 A call that carries a distinctive value the advice names, and the mistake lacks, does what the
 advice says: it is the fix, never held by that lesson.
 
-:func:`advised_parts` reads those values once (when the lesson is indexed, or its signature
-cached); :func:`twiceshy.hooks.match.follows_advice` checks a call against them on the hook
-path, stdlib only.
+:func:`advised_parts` reads those values (memoised per text and trigger: the engine's guard
+and the hold index ask for the same lesson); :func:`twiceshy.hooks.match.follows_advice` checks
+a call against them on the hook path, stdlib only.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 from twiceshy.hooks.match import call_parts, norm_value
@@ -37,19 +39,26 @@ def _distinctive(word: str) -> bool:
     return bool(re.search(r"[/.:=@]|\d", word)) and bool(re.search(r"[A-Za-z0-9]", word))
 
 
-def _clause_before(text: str, at: int) -> str:
-    start = 0
-    for m in _CLAUSE_END_RE.finditer(re.sub(r"(?i)\b(e\.g|i\.e)\.", r"\1_", text[:at])):
-        start = m.end()
-    return text[start:at]
+def _clause_starts(text: str) -> list[int]:
+    """Where each clause of ``text`` starts, in order ("e.g." and "i.e." end none: they are
+    read with their dot masked, which keeps every position)."""
+    masked = re.sub(r"(?i)\b(e\.g|i\.e)\.", r"\1_", text)
+    return [0, *(m.end() for m in _CLAUSE_END_RE.finditer(masked))]
 
 
 def advised_parts(text: str, trigger: str) -> list[str]:
     """The distinctive values the advice ``text`` names outside a negated clause and the
     ``trigger`` (the mistake) lacks, as :func:`twiceshy.hooks.match.follows_advice` compares
     them: whole values, and ``stem*`` for a value with a placeholder (``…/app/<image>``)."""
+    return list(_advised(text, trigger))
+
+
+@functools.lru_cache(maxsize=4096)
+def _advised(text: str, trigger: str) -> tuple[str, ...]:
+    """:func:`advised_parts`, memoised: the engine's guard and the hold index ask for the same lessons."""
     if not text:
-        return []
+        return ()
+    starts = _clause_starts(text)
     mistake_parts = call_parts(trigger) if trigger and "\n" not in trigger.strip() else set()
     mistake_words = {norm_value(w) for w in _WORD_RE.findall(trigger or "")} | {
         p.split("=", 1)[1] for p in mistake_parts if p.startswith("-") and "=" in p
@@ -65,9 +74,10 @@ def advised_parts(text: str, trigger: str) -> list[str]:
             continue
         if stem != word and len(stem) < MIN_STEM:
             continue
-        if not _distinctive(value) or _NEGATION_RE.search(_clause_before(text, m.start())):
+        clause = text[starts[bisect.bisect_right(starts, m.start()) - 1] : m.start()]
+        if not _distinctive(value) or _NEGATION_RE.search(clause):
             continue
         item = value if stem == word else value + "*"
         if item not in out:
             out.append(item)
-    return out[:12]
+    return tuple(out[:12])

@@ -715,8 +715,8 @@ _VERSION_PIN_RE = re.compile(r"^[@\w.-]+(?:==|>=|<=|~=|!=|@|<|>)v?\d")
 _NO_STEP_PROGRAMS = DIAGNOSTIC_PROGRAMS - {"cd", "source", ".", "export", "nvm", "set", "unset", "ulimit"}
 
 
-# Environment variables named for the tool they configure ("GOTOOLCHAIN", "PGHOST",
-# "KUBECONFIG"): whichever subcommand runs, the tool reads them.
+# Environment variables named for the tool they configure ("GOPRIVATE", "PGHOST", "AWS_PROFILE"):
+# they may pick the targets or credentials of some calls only (see names_the_tool).
 PROGRAM_ENV_PREFIXES: dict[str, tuple[str, ...]] = {
     "go": ("GO",), "psql": ("PG",), "pg_dump": ("PG",), "pg_restore": ("PG",), "mysql": ("MYSQL",),
     "kubectl": ("KUBE",), "helm": ("HELM_", "KUBE"), "docker": ("DOCKER_",), "podman": ("CONTAINER",),

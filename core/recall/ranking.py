@@ -341,24 +341,7 @@ def does_what_the_fix_adds(exp: Experience, sig: dict[str, Any], event: CoreEven
     change = fix_change(exp, sig)
     if change is not None and is_the_fix(*change, parts):
         return True
-    return follows_advice(_advice_cached(exp, sig), parts)
-
-
-_advice_cache: OrderedDict[tuple[str, str, str], list[str]] = OrderedDict()
-
-
-def _advice_cached(exp: Experience, sig: dict[str, Any]) -> list[str]:
-    key = (exp.id, exp.trigger, exp.text[:200])
-    with _cache_lock:
-        if key in _advice_cache:
-            _advice_cache.move_to_end(key)
-            return _advice_cache[key]
-    advised = advice_of(exp, sig)
-    with _cache_lock:
-        _advice_cache[key] = advised
-        while len(_advice_cache) > _SIG_CACHE_SIZE:
-            _advice_cache.popitem(last=False)
-    return advised
+    return follows_advice(advice_of(exp, sig), parts)
 
 
 def structured_check(event: CoreEvent, candidates: list[Candidate], min_score: float) -> list[Candidate]:
