@@ -127,7 +127,15 @@ def _connect() -> sqlite3.Connection:
     if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
         os.chmod(path, 0o600)
     conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
+    # WAL persists in the file: switching needs a lock the busy timeout does not wait for, so a
+    # second connection opening at that moment (the worker thread and an enqueue) got "database is
+    # locked". Switch only when the file is not WAL yet, and take another opener's switch as done.
+    if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                raise
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(_SCHEMA)
     # Older ledgers lack ``kind`` / ``outcome`` (read as "": unknown).
