@@ -1088,6 +1088,20 @@ def _text_hit(item: str, text: str) -> bool:
     return item in text
 
 
+def _occurrences(item: str, text: str) -> set:
+    if item.startswith("re:"):
+        rx = _regex(item[3:])
+        if rx is None:
+            return set()
+        return {" ".join(m.group(0).split()) for m in rx.finditer(text)}  # type: ignore[attr-defined]
+    return {item} if item in text else set()
+
+
+def _new_occurrence(item: str, old: str, new: str) -> bool:
+    """The new text has an occurrence of ``item`` the old one lacks (whitespace aside)."""
+    return bool(_occurrences(item, new) - _occurrences(item, old))
+
+
 def check_edit(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool, str]:
     parts = edit_parts(tool_name, tool_input)
     if not parts:
@@ -1108,8 +1122,9 @@ def check_edit(signature: dict, tool_name: str, tool_input: dict) -> tuple[bool,
 
         if not mistake_in(new):
             continue
-        # Brought in by this edit, not merely kept from the old text.
-        if present and old and mistake_in(old):
+        # Brought in by this edit, not merely kept from the old text: an occurrence of the
+        # pattern the old text did not have (".split('\\n')" where it had ".split(';')").
+        if present and old and mistake_in(old) and not any(_new_occurrence(p, old, new) for p in present):
             continue
         label = signature.get("pattern") or (present[0][3:] if present and present[0].startswith("re:") else "")
         return True, f"{path.rsplit('/', 1)[-1]} brings back {label or 'the change'}".strip()

@@ -41,7 +41,7 @@ from twiceshy.hooks.match import (
     parse_command,
     program_name,
 )
-from twiceshy.lesson import code_advice
+from twiceshy.lesson import code_advice, code_shape
 from twiceshy.lesson.advice import fill_placeholders, is_placeholder, named_as_mistake
 from twiceshy.lesson.code_tokens import CODE_TOKEN_RE as _CODE_TOKEN_RE
 from twiceshy.lesson.code_tokens import IDENT_RE as _IDENT_RE
@@ -1111,7 +1111,7 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
     sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": glob_for(path)}
     advised = code_advice.derive(added, text) if text else None
     if advised is not None:
-        return _advised_sig(sig, advised)
+        return with_shape(_advised_sig(sig, advised), "\n".join(added), text)
     named = _named_code(added, text) if text else None
     if named is not None:
         pattern, label, absent = named
@@ -1119,7 +1119,11 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
         if absent:
             sig["absent"] = ["re:" + a for a in absent]
         sig["pattern"] = label[:80]
-        return sig
+        return with_shape(sig, "\n".join(added), text)
+    if text:
+        shaped = with_shape(sig, "\n".join(added), text)
+        if shaped.get("present"):
+            return shaped
     best, best_score = "", 0.0
     for line in added:
         toks = code_tokens(line)
@@ -1135,6 +1139,23 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
     sig["present"] = ["re:" + _pattern(toks, set(toks))]
     sig["pattern"] = best[:80]
     return sig
+
+
+def with_shape(sig: dict[str, Any], code: str, text: str) -> dict[str, Any]:
+    """A taught code signature that also holds the trigger's mistake in other words: its
+    pattern, or the trigger's shape with the reader's names left out
+    (:func:`twiceshy.lesson.code_shape.shape_pattern`). A signature with no pattern yet gets
+    the shape alone."""
+    shaped = code_shape.shape_pattern(code, text)
+    if shaped is None:
+        return sig
+    shape, label = shaped
+    present = [str(p) for p in sig.get("present") or []]
+    if not present:
+        return {**sig, "present": ["re:" + shape], "pattern": label}
+    if len(present) != 1 or not present[0].startswith("re:") or present[0][3:] == shape:
+        return sig
+    return {**sig, "present": [f"re:(?:{present[0][3:]})|(?:{shape})"]}
 
 
 def _advised_sig(sig: dict[str, Any], advised: tuple[str, list[str], str]) -> dict[str, Any]:
@@ -1395,8 +1416,8 @@ def code_language(code: str, text: str = "") -> str:
     for lang, words in _LANG_WORDS.items():
         scores[lang] += sum(2 for w in words if w in low)
     best = max(scores, key=lambda k: scores[k])
-    if scores[best] == 0 or sorted(scores.values())[-2] == scores[best]:
-        return ""
+    if scores[best] < 2 or sorted(scores.values())[-2] == scores[best]:
+        return ""  # one hint ("new Date(" is Java and JavaScript alike): any file, not a wrong one
     return best
 
 
@@ -1451,7 +1472,7 @@ def derive_code_trigger(code: str, text: str = "") -> dict[str, Any] | None:
     from_advice = code_advice.derive(lines, text) if text else None
     if from_advice is not None:
         glob = _LANG_GLOBS.get(code_language(code, text), "")
-        return _advised_sig({"v": SIG_VERSION, "kind": "edit", "glob": glob}, from_advice)
+        return with_shape(_advised_sig({"v": SIG_VERSION, "kind": "edit", "glob": glob}, from_advice), code, text)
     advised = _advice_code(text, code)
     candidates: list[tuple[str, str, list[str]]] = []
     named = _named_code(body, text) if text else None
@@ -1474,7 +1495,13 @@ def derive_code_trigger(code: str, text: str = "") -> dict[str, Any] | None:
         fix = next((f for f in advised if "(" in f or "." in f), "")
         if fix:
             sig["fix"] = fix[:160]
-        return sig
+        return with_shape(sig, code, text)
+    if text:
+        shaped = with_shape(
+            {"v": SIG_VERSION, "kind": "edit", "glob": _LANG_GLOBS.get(code_language(code, text), "")}, code, text
+        )
+        if shaped.get("present"):
+            return shaped
     return None
 
 
