@@ -548,8 +548,8 @@ INCIDENTS = [
             reword("flutter build appbundle --release"),
         ],
         silent=[
-            fix("flutter build apk --release --flavor prod -t lib/main_prod.dart"),
-            fix("flutter build appbundle --flavor prod -t lib/main_prod.dart"),
+            fix("flutter build apk --release --flavor dev -t lib/main_dev.dart"),
+            fix("flutter build apk --debug --flavor prod -t lib/main_prod.dart"),
             other("flutter analyze"),
             help_("flutter build apk --help"),
         ],
