@@ -9,6 +9,7 @@
     python bench/judgement.py --split blind-open -v  # its half that may be read
     python bench/judgement.py --split blind2       # round 5's blind split (measured, never read)
     python bench/judgement.py --split blind3       # round 6's blind split, 100 incidents (measured, never read)
+    python bench/judgement.py --split blind4       # round 7's blind split, 100 incidents (measured, never read)
     python bench/judgement.py --split fresh --crowd  # every incident in one project
     python bench/judgement.py --split dev --mutate   # every shell probe in other words
     python bench/judgement.py --split blind2 --classes  # why probes went wrong, as counts of classes
@@ -57,7 +58,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import blind, blind2, blind3, dev, fresh, sealed  # noqa: E402
+from judgement import blind, blind2, blind3, blind4, dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.mutate import mutated  # noqa: E402
 from judgement.spec import SHAPES, Corpus  # noqa: E402
@@ -66,7 +67,7 @@ from other_code import run_other_code  # noqa: E402
 
 CROWD_PROJECT = "crowd"
 # Splits measured only in aggregate: ``-v`` never prints one of their items.
-UNREAD = ("sealed", "blind", "blind-sealed", "blind2", "blind3")
+UNREAD = ("sealed", "blind", "blind-sealed", "blind2", "blind3", "blind4")
 
 
 def crowd(corpus: Corpus) -> Corpus:
@@ -224,11 +225,12 @@ def main(argv: list[str] | None = None) -> int:
             "blind-sealed",
             "blind2",
             "blind3",
+            "blind4",
             "both",
             "all",
         ),
         default="both",
-        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind, blind2 and blind3",
+        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind, blind2, blind3 and blind4",
     )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
@@ -271,8 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         "blind": blind.load,
         "blind2": blind2.load,
         "blind3": blind3.load,
+        "blind4": blind4.load,
     }
-    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2", "blind3"]
+    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2", "blind3", "blind4"]
     chosen = ["tuning", "sealed"] if args.split == "both" else everything if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)
