@@ -156,6 +156,15 @@ def _advised_names(advised: str) -> set[str]:
     return set(re.findall(r"([A-Za-z_]\w*)\s*\(", advised)) | set(re.findall(r"\.\s*([A-Za-z_]\w*)", advised))
 
 
+def fix_names(code: str, text: str) -> list[str]:
+    """Regexes for the names the advised form brings in that the trigger lacks (``saturating_sub``,
+    ``getDate(``): an edit that has one is doing what the advice says, not the mistake."""
+    _described, advised = _advice_regions(text)
+    mine = set(re.findall(r"[A-Za-z_]\w*", code or ""))
+    names = sorted(n for n in _advised_names(advised) if n not in mine and len(n) >= 4 and n not in KEYWORDS)
+    return [rf"\b{re.escape(n)}\b" for n in names[:4]]
+
+
 def _advised_code(advised: str) -> list[str]:
     out = re.findall(r"`([^`\n]+)`", advised)
     out += [m.group(0) for m in re.finditer(r"[A-Za-z_\"'][\w.\"']*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)", advised)]

@@ -1151,6 +1151,10 @@ def with_shape(sig: dict[str, Any], code: str, text: str) -> dict[str, Any]:
         return sig
     shape, label = shaped
     present = [str(p) for p in sig.get("present") or []]
+    if not sig.get("absent"):
+        # What the advised form brings in marks the fix, so a looser pattern never holds it.
+        absent = code_shape.fix_names(code, text)
+        sig = {**sig, "absent": ["re:" + a for a in absent]} if absent else sig
     if not present:
         return {**sig, "present": ["re:" + shape], "pattern": label}
     if len(present) != 1 or not present[0].startswith("re:") or present[0][3:] == shape:
