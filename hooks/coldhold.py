@@ -148,7 +148,37 @@ def find(home, match, tool_name, tool_input, project_of, only=None):
                     continue  # a taught lesson's advice names a value this call carries
             seen.add(entry.get("id"))
             hits.append(entry)
+    if hits and command and known_good(home, match, tool_name, tool_input, project_of):
+        return []  # this very call worked here before: no lesson holds it
     return hits
+
+
+def known_good(home, match, tool_name, tool_input, project_of):
+    """The call is, part for part, the fix a lesson of its project stored: it ran and worked
+    here before, so no lesson (of another mistake, or over-broad) holds it. Evidence beats
+    inference; a confirmed rule (the rules snapshot, not this index) still denies."""
+    keys = match.index_keys(tool_name, tool_input)
+    command = match.command_of(tool_name, tool_input)
+    if not keys or not command:
+        return False
+    want = sorted(match.call_parts(command))
+    if not want:
+        return False
+    project = None
+    for bucket in sorted({bucket_of(k) for k in keys}):
+        for entry in _read_shard(home, bucket):
+            if not isinstance(entry, dict) or entry.get("worked") != want:
+                continue
+            if not keys.intersection(entry.get("keys") or ()):
+                continue
+            scope = entry.get("project")
+            if scope:
+                if project is None:
+                    project = project_of()
+                if scope != project:
+                    continue
+            return True
+    return False
 
 
 def reason_of(entries):

@@ -33,7 +33,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twiceshy.recall.hold_index import look_may_hold
+from twiceshy.recall.hold_index import known_good, look_may_hold
 
 if TYPE_CHECKING:
     from twiceshy.base.types import CoreEvent, Decision
@@ -147,6 +147,8 @@ def _candidates(ctx: EngineContext, event: CoreEvent, fired: dict[str, str]) -> 
                 reason = "held for review (twiceshy review)" if "review:held" in exp.tags else reason
             elif excepted(exp, event):
                 reason = "an exception of this lesson (it passed after a hold: twiceshy correct --list)"
+            elif sig is not None and matched and known_good(event):
+                reason = f"{reason}; but this very call worked here before (a lesson's stored fix): nothing holds it"
             elif sig is not None and matched and similarity < SIG_MIN_SIMILARITY:
                 reason = f"similarity {similarity:.2f} below {SIG_MIN_SIMILARITY}"
             elif sig is not None and matched:

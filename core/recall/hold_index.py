@@ -39,7 +39,7 @@ from typing import Any
 
 from twiceshy.base.types import Experience, Tier
 from twiceshy.hooks import coldhold
-from twiceshy.hooks.match import signature_keys
+from twiceshy.hooks.match import call_parts, signature_keys
 from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.memory.rules_snapshot import (
     CATCH_UP_MAX,
@@ -94,7 +94,7 @@ def entry_for(exp: Experience, block_tiers: Iterable[int], mode: str = "hold") -
         return None  # a lesson without a signature never holds (the engine's own rule)
     change = fix_change(exp, sig)
     added, dropped = change if change is not None else (set(), set())
-    return {
+    entry: dict[str, Any] = {
         "id": exp.id,
         "tier": int(exp.tier),
         "project": exp.project or None,
@@ -105,6 +105,33 @@ def entry_for(exp: Experience, block_tiers: Iterable[int], mode: str = "hold") -
         "advice": advice_of(exp, sig),
         "reason": hold_text(exp, fix_of(exp)),
     }
+    worked = worked_parts(exp)
+    if worked:
+        entry["worked"] = worked  # the call that worked: never held (coldhold.known_good)
+    return entry
+
+
+def worked_parts(exp: Experience) -> list[str]:
+    """The parts of the call that fixed the lesson's mistake, as the session ran it (sorted), or []."""
+    structured = exp.structured if isinstance(exp.structured, dict) else {}
+    fix = structured.get("fix")
+    command = fix.get("command") if isinstance(fix, dict) else None
+    if not isinstance(command, str) or not command.strip() or "\n" in command.strip():
+        return []
+    return sorted(call_parts(command))
+
+
+def known_good(event: Any, home: str | Path | None = None) -> bool:
+    """The call is, part for part, the fix a lesson of its project stored (it worked here before):
+    the engine's side of :func:`twiceshy.hooks.coldhold.known_good`, over the same index."""
+    from twiceshy.hooks import match
+    from twiceshy.recall.ranking import event_project
+
+    return bool(
+        coldhold.known_good(
+            str(index_dir(home).parent), match, event.tool_name, event.tool_input or {}, lambda: event_project(event)
+        )
+    )
 
 
 class HoldIndex:
@@ -327,4 +354,4 @@ def about_a_look(signature: dict) -> bool:
     return isinstance(members, list) and any(isinstance(m, dict) and m.get("looks") for m in members)
 
 
-__all__ = ["BUCKETS", "HoldIndex", "attach", "entry_for", "hold_text", "index_dir", "look_may_hold"]
+__all__ = ["BUCKETS", "HoldIndex", "attach", "entry_for", "hold_text", "index_dir", "known_good", "look_may_hold"]
