@@ -142,6 +142,10 @@ def classify(
     missed: Counter[str] = Counter()
     by_id = {inc.id: inc for inc in result.incidents}
     fix_guard: Counter[str] = Counter()
+    # Wrong holds by another incident's lesson: what that lesson's signature names, and how many
+    # wrong holds each such lesson made (a few greedy lessons, or many lessons once each).
+    foreign: Counter[str] = Counter()
+    foreign_by_lesson: Counter[str] = Counter()
     probe_of = {id(o): (inc, probe) for (inc, probe), o in zip(probes, incident_outs)}
     for o in result.outcomes:
         held = o.answer in HOLDING
@@ -158,6 +162,12 @@ def classify(
                 wrong[
                     f"{o.kind:<8} | {whose:<25} | from {src_shape:<9} | {signature_shape(rows.get(exp_id, {}).get('signature'))}"
                 ] += 1
+                if whose == "another incident's lesson":
+                    sig = rows.get(exp_id, {}).get("signature") or {}
+                    foreign[_items_shape(sig)] += 1
+                    foreign_by_lesson[exp_id] += 1
+                    if _is_a_stored_fix(o.action, rows, exp_id, match):
+                        foreign["(of these: the call is, part for part, another lesson's stored fix)"] += 1
                 if whose == "own lesson" and o.kind == "fix":
                     fix_guard[_why_the_guard_let_it(rows.get(exp_id, {}), probe_of.get(id(o)))] += 1
     for (inc, probe), o in zip(probes, incident_outs):
@@ -183,7 +193,36 @@ def classify(
             missed[key] += 1
             if examples is not None:
                 examples.setdefault(key, []).append(f"{o.action[:100]}\n        {json.dumps(sig)[:260]}")
-    return {"wrong holds": wrong, "fix held by its own lesson, why the fix guard let it": fix_guard, "misses": missed}
+    spread: Counter[str] = Counter(
+        f"lessons that made {n} such hold{'s' if n > 1 else ''}" for n in foreign_by_lesson.values()
+    )
+    return {
+        "wrong holds": wrong,
+        "fix held by its own lesson, why the fix guard let it": fix_guard,
+        "held by another incident's lesson, what that lesson names": foreign,
+        "another incident's lessons, by how many wrong holds each made": spread,
+        "misses": missed,
+    }
+
+
+def _is_a_stored_fix(action: str, rows: dict[str, dict[str, Any]], holder: str, match: Any) -> bool:
+    """The held call has the same parts as the stored fix of a lesson other than ``holder``."""
+    if action.startswith(("Edit ", "Write ", "Read ")):
+        return False
+    parts = match.call_parts(action)
+    return bool(parts) and any(
+        row.get("fix_command") and exp_id != holder and match.call_parts(row["fix_command"]) == parts
+        for exp_id, row in rows.items()
+    )
+
+
+def _items_shape(sig: dict[str, Any]) -> str:
+    """A command signature's items by kind (``sub: yes | present: a flag | absent: a pre: item``)."""
+    if sig.get("kind") == "any":
+        return "any[" + "; ".join(sorted({_items_shape(s) for s in sig.get("of") or [] if isinstance(s, dict)})) + "]"
+    present = ", ".join(sorted({_item_class(str(i).split("|")[0]) for i in sig.get("present") or []})) or "-"
+    absent = ", ".join(sorted({_item_class(str(i).split("|")[0]) for i in sig.get("absent") or []})) or "-"
+    return f"sub: {'yes' if sig.get('sub') else 'no '} | present: {present} | absent: {absent}"
 
 
 def _why_the_guard_let_it(row: dict[str, Any], pair: tuple[Any, Any] | None) -> str:
