@@ -149,13 +149,16 @@ def find(home, match, tool_name, tool_input, project_of, only=None):
             seen.add(entry.get("id"))
             hits.append(entry)
     if hits and command and known_good(home, match, tool_name, tool_input, project_of):
-        return []  # this very call worked here before: no lesson holds it
+        # This very call worked here before: no lesson holds it, but the one whose own mistake it
+        # is (a call can work once and fail another time: that lesson saw it fail).
+        want = sorted(parts if parts is not None else match.call_parts(command))
+        return [entry for entry in hits if entry.get("failed") == want]
     return hits
 
 
 def known_good(home, match, tool_name, tool_input, project_of):
     """The call is, part for part, the fix a lesson of its project stored: it ran and worked
-    here before, so no lesson (of another mistake, or over-broad) holds it. Evidence beats
+    here before, so no lesson of another mistake (or an over-broad one) holds it. Evidence beats
     inference; a confirmed rule (the rules snapshot, not this index) still denies."""
     keys = match.index_keys(tool_name, tool_input)
     command = match.command_of(tool_name, tool_input)

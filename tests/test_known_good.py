@@ -90,3 +90,15 @@ def test_a_confirmed_rule_still_denies_a_call_that_worked(ctx: Any, tmp_path: Pa
     _learn(ctx, *THREADS, tier=Tier.RULE)
     _learn(ctx, *FEATURE)
     assert _held(ctx, FEATURE[2], tmp_path, "s-rule")
+
+
+def test_the_lesson_that_saw_the_very_call_fail_still_holds_it(ctx: Any, tmp_path: Path) -> None:
+    """A call can work once and fail another time: `npm install` was one session's fix and another's
+    mistake. The lesson that saw it fail holds it; the known-good call shields it from no one else's."""
+    ranking.clear_cache()
+    _learn(ctx, "npm ci", "npm ERR! `npm ci` can only install with an existing package-lock.json", "npm install")
+    peer = _learn(
+        ctx, "npm install", "npm ERR! ERESOLVE unable to resolve dependency tree", "npm install --legacy-peer-deps"
+    )
+    assert _held(ctx, "npm install", tmp_path, "s-both")
+    assert [e.get("id") for e in _client_holds("npm install")] == [peer.id]

@@ -19,9 +19,10 @@ from typing import Any
 
 from twiceshy.base.types import CoreEvent, Decision, LessonMatch, Tier
 from twiceshy.engine.context import EngineContext, SessionState
+from twiceshy.hooks.match import call_parts, command_of
 from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.plugin.hookspecs import hookimpl
-from twiceshy.recall.hold_index import known_good, look_may_hold
+from twiceshy.recall.hold_index import known_good, look_may_hold, ran_parts
 from twiceshy.recall.ranking import (
     MATCH_BONUS,
     SIG_MIN_SIMILARITY,
@@ -207,8 +208,12 @@ def pre_tool(event: CoreEvent, ctx: EngineContext) -> Decision | None:
         candidates = [c for c in candidates if not excepted(c.exp, event)]
     if any(c.matched and not _is_blocker(ctx, c) for c in candidates) and known_good(event):
         # This very call worked here before (a lesson's stored fix): evidence beats a lesson's
-        # inference, so none holds it; a confirmed rule still denies.
-        candidates = [c for c in candidates if _is_blocker(ctx, c) or not c.matched]
+        # inference, so no lesson holds it but one that saw this very call fail; a confirmed
+        # rule still denies.
+        parts = sorted(call_parts(command_of(event.tool_name, event.tool_input or {}) or ""))
+        candidates = [
+            c for c in candidates if _is_blocker(ctx, c) or not c.matched or ran_parts(c.exp, "mistake") == parts
+        ]
     # Dedup before the model sees anything: a warning is shown once a session.
     # A blocking rule is exempt: it blocks every time.
     candidates = [c for c in candidates if _is_blocker(ctx, c) or c.exp.id not in session.shown]

@@ -105,17 +105,19 @@ def entry_for(exp: Experience, block_tiers: Iterable[int], mode: str = "hold") -
         "advice": advice_of(exp, sig),
         "reason": hold_text(exp, fix_of(exp)),
     }
-    worked = worked_parts(exp)
+    worked, failed = ran_parts(exp, "fix"), ran_parts(exp, "mistake")
     if worked:
-        entry["worked"] = worked  # the call that worked: never held (coldhold.known_good)
+        entry["worked"] = worked  # the call that worked: never held (coldhold.known_good) ...
+    if failed:
+        entry["failed"] = failed  # ... but by the lesson that saw this very call fail
     return entry
 
 
-def worked_parts(exp: Experience) -> list[str]:
-    """The parts of the call that fixed the lesson's mistake, as the session ran it (sorted), or []."""
+def ran_parts(exp: Experience, which: str) -> list[str]:
+    """The parts (sorted) of the call the session ran as the lesson's ``fix`` or ``mistake``, or []."""
     structured = exp.structured if isinstance(exp.structured, dict) else {}
-    fix = structured.get("fix")
-    command = fix.get("command") if isinstance(fix, dict) else None
+    call = structured.get(which)
+    command = call.get("command") if isinstance(call, dict) else None
     if not isinstance(command, str) or not command.strip() or "\n" in command.strip():
         return []
     return sorted(call_parts(command))
