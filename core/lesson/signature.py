@@ -696,6 +696,12 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         everywhere = toolchain and any(a in EVERYWHERE_FLAGS for a in absent)
         strong = global_option = False
         toolchain = everywhere
+    if not sub and prog in INTERPRETERS and not strong and not toolchain and not global_option:
+        # "python manage.py migrate", "node scripts/seed.js": the script is what ran; a lesson about
+        # it is not about every call of the interpreter (which has no subcommand to narrow it).
+        script = next((o for o in _operands(m, prog)[:1] if "/" in o or _ext(o)), "")
+        if script and script in _operands(f, prog) and script not in present:
+            present.append(script)
     if sub and not strong and not toolchain and not global_option:
         out["sub"] = sub
     elif sub and global_option:
@@ -787,6 +793,10 @@ def _step_matters(tok: str, mistake: Call, call_changed: bool = False) -> bool:
     return prog in ACTIVATION_PROGRAMS or prog not in _NO_STEP_PROGRAMS
 
 
+# Programs that run a script named by their first operand (their "subcommand" is the script).
+INTERPRETERS = frozenset(
+    {"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "perl", "Rscript", "tsx", "ts-node"}
+)
 # Subcommands that set a program up for the next call of it: logging in, selecting, starting.
 SETUP_SUBCOMMANDS = frozenset(
     {"login", "auth", "init", "select", "workspace", "activate", "up", "start", "unlock", "connect"}
