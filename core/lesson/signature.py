@@ -521,6 +521,13 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
             for t in _collapse(m.flags)
             if t not in INCIDENTAL_FLAGS and t != "--" and t not in GLOBAL_FLAGS and m.values.get(t)
         ]
+        # The fix did another thing to other targets ("dotnet add … package Newtonsoft.Json" ->
+        # "dotnet build X.sln"): the lesson is about the mistake's target, not every call of
+        # the subcommand. A fix on the same target ("uv pip install httpx" -> "uv add httpx")
+        # says the subcommand itself was wrong.
+        m_ops, f_ops = _operands(m, prog), _operands(f, prog)
+        if m_ops and f_ops and not set(m_ops) & set(f_ops) and not flags and "/" not in m_ops[-1]:
+            flags = [m_ops[-1]]  # a named target (a package, a resource), not a file it happened to touch
         if flags:
             out["present"] = flags[:3]
         return out
