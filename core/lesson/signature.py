@@ -666,11 +666,15 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     # a bare switch (``--force``) means something else to each subcommand
     # ("kubectl delete --force" says nothing about "kubectl apply --force").
     switches = {flag_item(t, prog) for t in dropped}  # the fix dropped them: what the mistake did
+    # A flag the fix kept ("--project X" in "dotnet ef migrations add … --project X" and its fix) is
+    # the call's context: it never makes the lesson span the program's other subcommands.
+    f_flags_all = {x.split("=", 1)[0] for x in f.tokens if x.startswith("-")}
     strong = any(
         p.startswith(("via:", "env:", "exe:", "re:", "run:"))  # not "*.sln": an operand's type is the subcommand's
         or "=" in p
         or (_is_long(p) and p not in switches and any(m.values.get(alt) for alt in p.split("|")))
         for p in present
+        if not (p.startswith("-") and any(alt.split("=", 1)[0] in f_flags_all for alt in p.split("|")))
     )
     if f"via:{prog}" in absent:
         strong = False  # "pnpm exec prisma" for "pnpm --filter x prisma": about that binary only
