@@ -140,10 +140,18 @@ def test_a_loose_signature_never_holds_the_fix_that_adds_what_it_lacks(ctx: Any)
 
 
 def test_a_hold_of_the_lessons_own_fix_is_a_false_hold_and_the_fix_then_passes(ctx: Any) -> None:
-    # A fix that only takes something away (--force), and a signature too loose to tell: the fix is held.
+    # A fix that only takes something away (--force), named by the lesson but never seen run (no
+    # stored fix call: what worked before is never held, test_known_good.py), and a signature too
+    # loose to tell: the fix is held.
     mistake, fix = "./deploy.sh --env staging --force", "./deploy.sh --env staging"
-    loose = {"v": sg.SIG_VERSION, "kind": "command", "program": "deploy.sh", "present": ["--env"]}
-    exp = _lesson(ctx, mistake, fix, signature=loose)
+    loose = {"v": sg.SIG_VERSION, "kind": "command", "program": "deploy.sh", "present": ["--env"], "fix": fix}
+    exp = Experience(
+        text=f"`{mistake}` failed; run `{fix}` instead.",
+        trigger=mistake,
+        kind="error_fix",
+        structured=sg.structured(sg.describe_call(mistake), None, "missing", loose, "error_fix", "Bash"),
+    )
+    ctx.store.add(exp)
     s = Session(ctx, "d1")
     assert s.call(fix) == "hold"  # wrong: this is the fix
     assert s.call(fix) != "deny"
