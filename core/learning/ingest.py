@@ -49,6 +49,7 @@ from twiceshy.learning.extractors import (
 from twiceshy.learning.review import classify as review_reasons
 from twiceshy.learning.review import hold_tags
 from twiceshy.lesson.evidence import lesson_advice
+from twiceshy.lesson.signature import INTERPRETERS
 
 if TYPE_CHECKING:
     from twiceshy.engine.context import EngineContext
@@ -299,13 +300,8 @@ def signatures_compatible(a: dict[str, Any] | None, b: dict[str, Any] | None) ->
     return _held_key(sa, script_of(a)) == _held_key(sb, script_of(b))
 
 
-# Programs that run the script their command line names. A signature names the
-# interpreter ("bash without --region"), so the script the mistake ran is part of
-# which mistake it was: `bash ./tool-0.sh --env x` is not `bash ./tool-2.sh --env x`.
-INTERPRETERS = frozenset(
-    {"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "node", "ruby", "perl", "php", "pwsh", "deno", "bun"}
-    | {"tsx", "ts-node", "lua", "rscript", "julia"}
-)
+# The interpreters (twiceshy.lesson.signature.INTERPRETERS): `bash ./tool-0.sh --env x` is not
+# `bash ./tool-2.sh --env x`.
 _FILE_WORD_RE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 

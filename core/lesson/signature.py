@@ -804,9 +804,12 @@ def _step_matters(tok: str, mistake: Call, call_changed: bool = False) -> bool:
     return prog in ACTIVATION_PROGRAMS or prog not in _NO_STEP_PROGRAMS
 
 
-# Programs that run a script named by their first operand (their "subcommand" is the script).
+# Programs that run the script their command line names (their "subcommand" is the script); names as
+# program_name gives them (lower case, no version: "python3.11" is "python"). A signature names the
+# interpreter, so the script the mistake ran is part of which mistake it was.
 INTERPRETERS = frozenset(
-    {"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "perl", "Rscript", "tsx", "ts-node"}
+    {"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "node", "ruby", "perl", "php", "pwsh", "deno", "bun"}
+    | {"tsx", "ts-node", "lua", "rscript", "julia"}
 )
 # Subcommands that set a program up for the next call of it: logging in, selecting, starting.
 SETUP_SUBCOMMANDS = frozenset(
@@ -1130,9 +1133,10 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
     if manifest:
         return {"v": SIG_VERSION, "kind": "edit", "glob": name}
     sig: dict[str, Any] = {"v": SIG_VERSION, "kind": "edit", "glob": glob_for(path)}
+    code = "\n".join(added)
     advised = code_advice.derive(added, text) if text else None
     if advised is not None:
-        return with_shape(_advised_sig(sig, advised), "\n".join(added), text)
+        return with_shape(_advised_sig(sig, advised), code, text)
     named = _named_code(added, text) if text else None
     if named is not None:
         pattern, label, absent = named
@@ -1140,9 +1144,9 @@ def derive_edit_alone(path: str, new: str, old: str = "", text: str = "") -> dic
         if absent:
             sig["absent"] = ["re:" + a for a in absent]
         sig["pattern"] = label[:80]
-        return with_shape(sig, "\n".join(added), text)
+        return with_shape(sig, code, text)
     if text:
-        shaped = with_shape(sig, "\n".join(added), text)
+        shaped = with_shape(sig, code, text)
         if shaped.get("present"):
             return shaped
     best, best_score = "", 0.0
