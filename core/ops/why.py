@@ -133,6 +133,7 @@ def _candidates(ctx: EngineContext, event: CoreEvent, fired: dict[str, str]) -> 
     cfg = ctx.config["retrieval"]
     hits = ctx.store.search(event.action_text(), k=max(int(cfg["top_k"]), CANDIDATES), project=event_project(event))
     ranked = {c.exp.id: c for c in rank(ctx, event, hits, min_score=-1e9)}
+    worked_before = known_good(event)  # the call is a lesson's stored fix (asked once, not per lesson)
     out = []
     for exp, similarity in hits:
         cand = ranked.get(exp.id)
@@ -147,7 +148,7 @@ def _candidates(ctx: EngineContext, event: CoreEvent, fired: dict[str, str]) -> 
                 reason = "held for review (twiceshy review)" if "review:held" in exp.tags else reason
             elif excepted(exp, event):
                 reason = "an exception of this lesson (it passed after a hold: twiceshy correct --list)"
-            elif sig is not None and matched and known_good(event):
+            elif sig is not None and matched and worked_before:
                 reason = f"{reason}; but this very call worked here before (a lesson's stored fix): nothing holds it"
             elif sig is not None and matched and similarity < SIG_MIN_SIMILARITY:
                 reason = f"similarity {similarity:.2f} below {SIG_MIN_SIMILARITY}"
