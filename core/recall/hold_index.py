@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from twiceshy.base.types import Experience, Tier
-from twiceshy.hooks import coldhold
+from twiceshy.hooks import coldhold, match
 from twiceshy.hooks.match import call_parts, signature_keys
 from twiceshy.lesson.evidence import lesson_advice
 from twiceshy.memory.rules_snapshot import (
@@ -52,7 +52,7 @@ from twiceshy.memory.rules_snapshot import (
 from twiceshy.memory.write_watch import watch_writes
 from twiceshy.recall.delivery import HOLD_HEAD, HOLD_TAIL, fix_of
 from twiceshy.recall.outcomes import context_only
-from twiceshy.recall.ranking import advice_of, fix_change, lesson_signature
+from twiceshy.recall.ranking import advice_of, event_project, fix_change, lesson_signature
 
 VERSION = 1
 META = "meta.json"
@@ -126,9 +126,6 @@ def ran_parts(exp: Experience, which: str) -> list[str]:
 def known_good(event: Any, home: str | Path | None = None) -> bool:
     """The call is, part for part, the fix a lesson of its project stored (it worked here before):
     the engine's side of :func:`twiceshy.hooks.coldhold.known_good`, over the same index."""
-    from twiceshy.hooks import match
-    from twiceshy.recall.ranking import event_project
-
     return bool(
         coldhold.known_good(
             str(index_dir(home).parent), match, event.tool_name, event.tool_input or {}, lambda: event_project(event)
@@ -327,9 +324,6 @@ def look_may_hold(event: Any, home: str | Path | None = None) -> bool:
     wrong cluster: ``looks`` in its signature) hold this read-only call? The engine skips the
     search for read-only calls; this keeps that skip for every call no such lesson is about,
     at the cost of a stat per shard the call's programs name."""
-    from twiceshy.hooks import match
-    from twiceshy.recall.ranking import event_project
-
     hits = coldhold.find(
         str(index_dir(home).parent),
         match,
