@@ -18,6 +18,7 @@ Standard library only; nothing here knows a corpus.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from twiceshy.lesson.code_tokens import IDENT_RE, KEYWORDS, code_tokens, compiles
@@ -45,9 +46,11 @@ def _literal_body(tok: str) -> str:
     return tok[1:-1] if len(tok) >= 2 else tok
 
 
+@functools.lru_cache(maxsize=1024)
 def _advice_regions(text: str) -> tuple[str, str]:
     """(what the advice says not to do or describes, what it advises): a clause after a cue
-    such as "use" with no negation before the cue is advised; everything else is described."""
+    such as "use" with no negation before the cue is advised; everything else is described.
+    Memoised: a lesson's shape and its fix names read the same advice."""
     described: list[str] = []
     advised: list[str] = []
     for clause in _CLAUSE_END_RE.split(text or ""):
