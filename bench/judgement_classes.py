@@ -196,11 +196,17 @@ def classify(
     spread: Counter[str] = Counter(
         f"lessons that made {n} such hold{'s' if n > 1 else ''}" for n in foreign_by_lesson.values()
     )
+    greedy: Counter[str] = Counter(
+        _derivation(rows.get(exp_id, {}), by_id.get(incident_of.get(exp_id, "")), match)
+        for exp_id, n in foreign_by_lesson.items()
+        if n >= 2
+    )
     return {
         "wrong holds": wrong,
         "fix held by its own lesson, why the fix guard let it": fix_guard,
         "held by another incident's lesson, what that lesson names": foreign,
         "another incident's lessons, by how many wrong holds each made": spread,
+        "lessons that made two or more such holds, how they were derived": greedy,
         "misses": missed,
     }
 
@@ -214,6 +220,27 @@ def _is_a_stored_fix(action: str, rows: dict[str, dict[str, Any]], holder: str, 
         row.get("fix_command") and exp_id != holder and match.call_parts(row["fix_command"]) == parts
         for exp_id, row in rows.items()
     )
+
+
+def _call_classes(command: str, match: Any) -> str:
+    """The classes of a call's parts beyond its program (``a flag, a path operand``), never the parts."""
+    parts = match.call_parts(command) if command else set()
+    return ", ".join(sorted({_item_class(str(p)) for p in parts})) or "-"
+
+
+def _derivation(row: dict[str, Any], inc: Any, match: Any) -> str:
+    """How a lesson came to be keyed as it is, as classes: its incident's shape, the kinds of
+    part its mistake and its fix have, whether the fix runs the same program, and its key."""
+    mistake, fix = row.get("mistake_command") or "", row.get("fix_command") or ""
+    sig = row.get("signature") or {}
+    if fix and mistake:
+        mp, fp = (match.call_parts(c) for c in (mistake, fix))
+        same = str(sig.get("program") or "") in fix.split()[:3] if isinstance(sig, dict) else False
+        relation = f"fix {'same' if same else 'another'} program, adds [{', '.join(sorted({_item_class(str(p)) for p in fp - mp})) or '-'}]"
+    else:
+        relation = "no fix stored"
+    shape = inc.shape if inc is not None else "-"
+    return f"{shape} | mistake [{_call_classes(mistake, match)}] | {relation} | {_items_shape(sig)}"
 
 
 def _items_shape(sig: dict[str, Any]) -> str:

@@ -919,10 +919,16 @@ def _item_hit(item: str, tokens: set[str]) -> bool:
     )
 
 
-def _in_scope(item: str, call: Call) -> bool:
+def _in_scope(item: str, call: Call, program: str = "", depth: int = 0) -> bool:
     """Is ``call`` within a ``scope`` item ("-p=web|--package=web")? A call that does not give
     the option is (it runs the default, which the mistake's value may be part of); one that gives
-    it must give that value or a path under it ("-f deploy/crds/040.yaml" for "-f=deploy/crds")."""
+    it must give that value or a path under it ("-f deploy/crds/040.yaml" for "-f=deploy/crds").
+    An ``@=`` item is a target word after the subcommand ("@=staging"): a call naming no target
+    is within it, one naming others is not."""
+    if item.startswith("@="):
+        words = call.words_of(program) or []
+        given_words = [w.lower() for w in words[depth:]]
+        return not given_words or item[2:] in given_words
     given: list[str] = []
     wanted = ""
     for alt in item.split("|"):
@@ -990,8 +996,9 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         if not _item_hit(str(item), call.tokens):
             return False, f"lacks {item}"
     for item in signature.get("scope") or []:
-        if not _in_scope(str(item), call):
-            return False, f"another {str(item).split('=', 1)[0]} than {item}"
+        if not _in_scope(str(item), call, program, len(sub)):
+            what = "target" if str(item).startswith("@=") else str(item).split("=", 1)[0]
+            return False, f"another {what} than {str(item).split('|')[0].split('=', 1)[1]}"
     absent = [str(a) for a in signature.get("absent") or []]
     local = _LOCAL_SUBS.get(program)
     first = call.sub(program)[:1] if absent and not sub and local else []

@@ -631,3 +631,26 @@ def test_common_switch_letters_hold_under_either_name_unless_the_program_uses_th
     )
     assert hit(sig, "pulumi destroy -f --stack dev")
     assert not hit(sig, "pulumi destroy --stack dev")
+
+
+def test_a_target_word_the_failure_names_is_the_lessons_scope() -> None:
+    """``./deploy.sh staging`` failing for staging says nothing about ``./deploy.sh prod``: a
+    bare target word both calls share and the text names scopes the lesson; a call naming no
+    target (the default) is still the mistake. Unnamed, or a path, it stays a detail."""
+    sig = sg.derive_command(
+        "./deploy.sh staging", "./deploy.sh staging --region eu-west-1", "deploying staging fails: missing --region"
+    )
+    assert sig is not None and sig.get("scope") == ["@=staging"]
+    for repeat in ("./deploy.sh staging", "./deploy.sh --dry-run staging", "./deploy.sh"):
+        assert hit(sig, repeat), repeat
+    for silent in ("./deploy.sh prod", "./deploy.sh staging --region us-east-1"):
+        assert not hit(sig, silent), silent
+    unnamed = sg.derive_command("./deploy.sh staging", "./deploy.sh staging --region eu-west-1", "missing --region")
+    assert unnamed is not None and not unnamed.get("scope")
+    assert hit(unnamed, "./deploy.sh prod")
+    path = sg.derive_command(
+        "terraform apply plans/net.tfplan",
+        "terraform apply -lock-timeout=5m plans/net.tfplan",
+        "plans/net.tfplan locked",
+    )
+    assert path is not None and not path.get("scope")

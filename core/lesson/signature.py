@@ -306,9 +306,35 @@ def _with_named_values(sig: dict[str, Any], m: Call, f: Call, why: str, calls: t
         if not re.search(rf"(?<![\w.-]){re.escape(mv)}(?![\w-])", prose):
             continue
         named.append("|".join(f"{alt}={mv}" for alt in flag_item(flag, prog).split("|")))
+    if not named:
+        named = _named_operands(m, f, prog, len(sig.get("sub") or []), prose)
     if named:
         sig = {**sig, "scope": named[:2]}
     return sig
+
+
+def _named_operands(m: Call, f: Call, prog: str, depth: int, prose: str) -> list[str]:
+    """A target the mistake and its fix share as a bare word (an environment, a package, a
+    resource: ``./deploy.sh staging``, ``kubectl delete pod web-1``) that the failure or the
+    lesson names in its own words: the lesson is about that target (an ``@=`` scope item). A
+    path is never one: the same mistake in another directory is still the mistake."""
+    words = m.words_of(prog) or []
+    start = depth  # after the lesson's own subcommand: a script's first word is often its target
+    level = next((k for k, (p, _) in enumerate(m.levels) if p == prog), -1)
+    f_words = {w.lower() for w in (f.words_of(prog) or [])}
+    for k, word in enumerate(words[start:], start):
+        if (level, k) in m.flagvals or word.lower() not in f_words:
+            continue
+        if (
+            len(word) < 3
+            or word.isdigit()
+            or not re.fullmatch(r"[A-Za-z][\w.:@-]*", word)
+            or re.search(r"\.\w{1,5}$", word)
+        ):
+            continue
+        if re.search(rf"(?<![\w./-]){re.escape(word)}(?![\w/-])", prose):
+            return [f"@={word.lower()}"]
+    return []
 
 
 # Programs whose operand names the machine they act on: a lesson about one host is not
