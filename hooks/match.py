@@ -707,6 +707,12 @@ def parse_command(command: str) -> list[Call]:
     before: list[str] = []
     for call in calls:
         call.tokens.update(before)
+        if call.argv and call.argv[0] == "export":
+            # "export AWS_REGION=eu-west-1 && aws …": the later calls run with that environment.
+            for word in call.argv[1:]:
+                name = word.split("=", 1)[0]
+                if "=" in word and name.replace("_", "").isalnum():
+                    before += ["env:" + name, "env:" + word]
         if call.levels and call.outer not in _NOT_STEPS:
             before.append("pre:" + call.outer)
             first = call.sub(call.outer)[:1]
@@ -956,6 +962,26 @@ _FLAG_ENV = {
     ("az", "--subscription"): ("AZURE_SUBSCRIPTION_ID",),
     ("terraform", "-var-file"): ("TF_CLI_ARGS", "TF_CLI_ARGS_plan", "TF_CLI_ARGS_apply"),
 }
+
+
+def _env_of_flag(item: str, call: Call) -> str:
+    """The variable in ``call``'s environment that sets a flag the fix added, by the common
+    convention of naming it after the flag (``--region`` -> ``AWS_REGION``, ``DEPLOY_REGION``;
+    ``--kube-context`` -> ``KUBE_CONTEXT``): an alternative correction, not the mistake. Only
+    for flags of four letters or more, so ``-n`` is never read into ``N``."""
+    envs = [t[4:] for t in call.tokens if t.startswith("env:") and "=" not in t]
+    if not envs:
+        return ""
+    for alt in item.split("|"):
+        name = alt.split("=", 1)[0].lstrip("-").upper().replace("-", "_")
+        if len(name) < 4 or not alt.startswith("-"):
+            continue
+        for env in envs:
+            if env == name or env.endswith("_" + name):
+                return env
+    return ""
+
+
 # Subcommands that only touch local configuration: no cluster, account or region is used.
 _LOCAL_SUBS = {
     "kubectl": frozenset({"config", "completion", "version", "plugin", "kustomize", "explain"}),
@@ -1012,6 +1038,9 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         for env in _FLAG_ENV.get((program, item), ()):
             if f"env:{env}" in call.tokens:
                 return False, f"has {env} (the fix, as the environment)"
+        env = _env_of_flag(item, call)
+        if env:
+            return False, f"has {env} (the fix, as the environment)"
     what = " ".join([program, *sub, *[str(p) for p in signature.get("present") or []]])
     missing = [str(a) for a in signature.get("absent") or []]
     reason = f"repeats {what}" + (f" without {', '.join(missing)}" if missing else "")

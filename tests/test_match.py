@@ -319,3 +319,20 @@ def test_an_edit_that_writes_the_lessons_own_fix_is_never_held() -> None:
     assert m.matches(
         sig, "Edit", {"file_path": "/p/x.py", "old_string": "a = 1", "new_string": "a = datetime.utcnow()"}
     )
+
+
+def test_a_variable_named_after_the_added_flag_is_the_fix_as_the_environment() -> None:
+    """Tools read an option from a variable named after it (``--region`` from ``AWS_REGION`` or
+    ``DEPLOY_REGION``): a call setting one, inline or exported earlier on the line, is an
+    alternative correction. Another variable, or a short flag's letter, is not."""
+    sig = {"v": 1, "kind": "command", "program": "deploy.sh", "present": ["--env"], "absent": ["--region"]}
+    for fixed in (
+        "DEPLOY_REGION=eu-west-1 ./deploy.sh --env staging",
+        "export REGION=eu-west-1 && ./deploy.sh --env staging",
+        "export AWS_PROFILE=dev DEPLOY_REGION=eu-west-1; ./deploy.sh --env staging",
+    ):
+        assert not m.check(sig, "Bash", {"command": fixed})[0], fixed
+    for repeat in ("FOO=1 ./deploy.sh --env staging", "export REGIONS=x && ./deploy.sh --env staging"):
+        assert m.check(sig, "Bash", {"command": repeat})[0], repeat
+    short = {"v": 1, "kind": "command", "program": "helm", "sub": ["upgrade"], "absent": ["-n"]}
+    assert m.check(short, "Bash", {"command": "N=prod helm upgrade web ./chart"})[0]
