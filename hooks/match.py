@@ -964,6 +964,25 @@ _FLAG_ENV = {
 }
 
 
+def _other_form_of(item: str, call: Call, program: str) -> str:
+    """A flag of ``call`` that may be the other form of an added flag the signature knows in
+    one form only: ``--inventory`` for ``-i``, ``-i`` for ``--inventory`` (same first letter).
+    Unsure whether a call is the fix, the lesson does not hold it; the mistake's own flags are
+    in its ``present`` items, so a call that has them is still checked."""
+    if "|" in item or "=" in item or not item.startswith("-"):
+        return ""  # both forms known, or a value: the item's own check is exact
+    short = len(item) == 2 and item[1].isalpha()
+    long_name = item[2:] if item.startswith("--") and len(item) > 3 else ""
+    if not short and not long_name:
+        return ""
+    for flag in call.flags:
+        if short and flag.startswith("--") and flag[2:3].lower() == item[1].lower():
+            return flag
+        if long_name and len(flag) == 2 and flag[0] == "-" and flag[1] == long_name[0]:
+            return flag
+    return ""
+
+
 def _env_of_flag(item: str, call: Call) -> str:
     """The variable in ``call``'s environment that sets a flag the fix added, by the common
     convention of naming it after the flag (``--region`` -> ``AWS_REGION``, ``DEPLOY_REGION``;
@@ -1041,6 +1060,9 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         env = _env_of_flag(item, call)
         if env:
             return False, f"has {env} (the fix, as the environment)"
+        other_form = _other_form_of(item, call, program)
+        if other_form:
+            return False, f"has {other_form} (the fix's {item}, in its other form)"
     what = " ".join([program, *sub, *[str(p) for p in signature.get("present") or []]])
     missing = [str(a) for a in signature.get("absent") or []]
     reason = f"repeats {what}" + (f" without {', '.join(missing)}" if missing else "")

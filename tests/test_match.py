@@ -336,3 +336,14 @@ def test_a_variable_named_after_the_added_flag_is_the_fix_as_the_environment() -
         assert m.check(sig, "Bash", {"command": repeat})[0], repeat
     short = {"v": 1, "kind": "command", "program": "helm", "sub": ["upgrade"], "absent": ["-n"]}
     assert m.check(short, "Bash", {"command": "N=prod helm upgrade web ./chart"})[0]
+
+
+def test_an_added_flag_known_in_one_form_passes_in_its_other_form() -> None:
+    """The advice named ``-i``; ``--inventory`` (same first letter) may well be it: unsure
+    whether the call is the fix, the lesson does not hold it. A flag of another letter does."""
+    sig = {"v": 1, "kind": "command", "program": "ansible-playbook", "absent": ["-i"]}
+    assert not m.check(sig, "Bash", {"command": "ansible-playbook --inventory inv/hosts.ini site.yml"})[0]
+    assert m.check(sig, "Bash", {"command": "ansible-playbook --limit web site.yml"})[0]
+    long_sig = {"v": 1, "kind": "command", "program": "deploy", "absent": ["--region"]}
+    assert not m.check(long_sig, "Bash", {"command": "deploy -r eu-west-1 staging"})[0]
+    assert m.check(long_sig, "Bash", {"command": "deploy -v staging"})[0]
