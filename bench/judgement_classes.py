@@ -170,6 +170,32 @@ def classify(
                         foreign["(of these: the call is, part for part, another lesson's stored fix)"] += 1
                 if whose == "own lesson" and o.kind == "fix":
                     fix_guard[_why_the_guard_let_it(rows.get(exp_id, {}), probe_of.get(id(o)))] += 1
+    # Holds by the call's own incident's lesson, by probe kind and by how much of the lesson's
+    # mistake (beyond its program and subcommand) the call shares: does overlap tell a repeat
+    # in other words from a related call that is fine?
+    overlap: Counter[str] = Counter()
+    for o in incident_outs:
+        if o.answer not in HOLDING or o.incident is None or o.action.startswith(("Edit ", "Write ", "Read ")):
+            continue
+        for exp_id, owner in zip(o.shown, o.owners):
+            if o.incident not in owner.split(","):
+                continue
+            row = rows.get(exp_id, {})
+            sig = row.get("signature") or {}
+            mistake = row.get("mistake_command") or row.get("trigger") or ""
+            if not isinstance(sig, dict) or sig.get("kind") != "command" or not mistake:
+                continue
+            key = {str(w).lower() for w in sig.get("sub") or []}
+            mine = {p for p in match.call_parts(mistake) if p.lower() not in key}
+            theirs = {p for p in match.call_parts(o.action) if p.lower() not in key}
+            shared = len(mine & theirs)
+            extra = (
+                "no own parts"
+                if not theirs
+                else ("shares none" if not shared else f"shares {min(shared, 3)}{'+' if shared >= 3 else ''}")
+            )
+            right = "right" if o.must_warn else "WRONG"
+            overlap[f"{right:<5} | {o.kind:<7} | {extra}"] += 1
     for (inc, probe), o in zip(probes, incident_outs):
         if not o.must_warn or (o.answer in HOLDING and o.own):
             continue
@@ -207,6 +233,7 @@ def classify(
         "held by another incident's lesson, what that lesson names": foreign,
         "another incident's lessons, by how many wrong holds each made": spread,
         "lessons that made two or more such holds, how they were derived": greedy,
+        "shell holds by the call's own lesson, by what of the mistake the call shares": overlap,
         "misses": missed,
     }
 

@@ -763,11 +763,46 @@ def call_parts(command: str) -> set:
     return {t for call in _parsed_for_check(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
 
 
+def _spelled_out(parts: set) -> set:
+    """``parts`` with each ``--flag=value`` also as its flag and its bare value: ``--region
+    eu-west-1`` and ``--region=eu-west-1`` are one call (the space form's value is a part of its
+    own already, the ``=`` form's is not)."""
+    out = set(parts)
+    for part in parts:
+        if part.startswith("-") and "=" in part:
+            flag, _, value = part.partition("=")
+            out.update((flag, value))
+    return out
+
+
+def _a_value(part: str) -> bool:
+    """A value a fix can bring in (a region, a file, a version): no flag, no assignment, no
+    step, long enough not to be a common short word."""
+    return (
+        len(part) >= 4
+        and not part.startswith("-")
+        and "=" not in part
+        and not part.startswith(_NOT_PARTS + ("env:", "run:", "via:", "at:"))
+        and not part.isdigit()
+    )
+
+
 def is_the_fix(added: set, dropped: set, parts: set) -> bool:
-    """A call with these ``parts`` has everything a lesson's fix ``added`` to its mistake and
-    nothing it ``dropped`` ("uv run pytest -n auto" keeps "-n"): it is the fix, never held by
-    its own lesson. The engine's guard and the hook client's hold index share this rule."""
-    return bool(added) and added <= parts and not (dropped & parts)
+    """A call with these ``parts`` does what a lesson's fix ``added`` to its mistake and keeps
+    nothing it ``dropped`` ("uv run pytest -n auto" keeps "-n"): it is the fix, never held by its
+    own lesson. It does what the fix added when it has all of it (``--region=x`` or ``--region
+    x``), or when it carries a value the fix brought in under another name (``eu-west-1`` given
+    as ``--location eu-west-1`` or ``AWS_REGION=eu-west-1``: another correction, same value).
+    The engine's guard and the hook client's hold index share this rule."""
+    if not added or dropped & parts:
+        return False
+    have = _spelled_out(parts)
+    wanted = {p for p in _spelled_out(added) if not (p.startswith("-") and "=" in p)}
+    if wanted <= have:
+        return True
+    values = {v for v in wanted if _a_value(v)}
+    env_values = {p.partition("=")[2] for p in parts if p.startswith("env:") and "=" in p}
+    return bool(values & (have | env_values))
 
 
 def follows_advice(advised: list, parts: set) -> bool:

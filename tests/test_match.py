@@ -347,3 +347,24 @@ def test_an_added_flag_known_in_one_form_passes_in_its_other_form() -> None:
     long_sig = {"v": 1, "kind": "command", "program": "deploy", "absent": ["--region"]}
     assert not m.check(long_sig, "Bash", {"command": "deploy -r eu-west-1 staging"})[0]
     assert m.check(long_sig, "Bash", {"command": "deploy -v staging"})[0]
+
+
+def test_the_fix_in_another_form_or_another_correction_with_its_value_is_the_fix() -> None:
+    """The fix added ``--region eu-west-1``: ``--region=eu-west-1`` is it, and so is another
+    correction carrying the value it brought in (another flag, the environment). The mistake
+    again, with or without unrelated parts, is not; nor a call keeping what the fix dropped."""
+    mistake, fix = "./deploy.sh --env staging", "./deploy.sh --env staging --region eu-west-1"
+    added, dropped = m.call_parts(fix) - m.call_parts(mistake), m.call_parts(mistake) - m.call_parts(fix)
+    for fixed in (
+        "./deploy.sh --env staging --region=eu-west-1",
+        "./deploy.sh --env staging --location eu-west-1",
+        "AWS_REGION=eu-west-1 ./deploy.sh --env staging",
+    ):
+        assert m.is_the_fix(added, dropped, m.call_parts(fixed)), fixed
+    for repeat in ("./deploy.sh --env staging", "./deploy.sh --env prod --verbose"):
+        assert not m.is_the_fix(added, dropped, m.call_parts(repeat)), repeat
+    drop_mistake, drop_fix = "pytest -x -n 8 tests/", "pytest -n auto tests/"
+    added = m.call_parts(drop_fix) - m.call_parts(drop_mistake)
+    dropped = m.call_parts(drop_mistake) - m.call_parts(drop_fix)
+    assert not m.is_the_fix(added, dropped, m.call_parts("pytest -x -n auto tests/"))
+    assert m.is_the_fix(added, dropped, m.call_parts("pytest -n=auto tests/api"))
