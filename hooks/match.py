@@ -800,7 +800,13 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
     wanted = {p for p in _spelled_out(added) if not (p.startswith("-") and "=" in p)}
     if wanted <= have:
         return True
-    values = {v for v in wanted if _a_value(v)}
+    # Only the value of a flag the fix added ("--region eu-central-1"), not an operand it
+    # changed too ("/aws/lambda/loader"): the mistake again may well name that operand.
+    values = {
+        p.partition("=")[2]
+        for p in added
+        if p.startswith("-") and "=" in p and p.partition("=")[0] in added and _a_value(p.partition("=")[2])
+    }
     env_values = {p.partition("=")[2] for p in parts if p.startswith("env:") and "=" in p}
     return bool(values & (have | env_values))
 
