@@ -807,8 +807,10 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
         for p in added
         if p.startswith("-") and "=" in p and p.partition("=")[0] in added and _a_value(p.partition("=")[2])
     }
-    env_values = {p.partition("=")[2] for p in parts if p.startswith("env:") and "=" in p}
-    return bool(values & (have | env_values))
+    # Given as an option's value or in the environment, not as a bare word ("cd src/Data && …"
+    # names the directory, it does not pass it as --project).
+    given = {p.partition("=")[2] for p in parts if p.startswith(("-", "env:")) and "=" in p}
+    return bool(values & given)
 
 
 def follows_advice(advised: list, parts: set) -> bool:
