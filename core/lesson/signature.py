@@ -313,17 +313,23 @@ def _with_named_values(sig: dict[str, Any], m: Call, f: Call, why: str, calls: t
     return sig
 
 
+def _target_words(call: Call, prog: str, start: int) -> list[str]:
+    """The bare words after ``start`` (the subcommand) that no flag took as its value: what
+    the call acts on (``./deploy.sh staging``, ``dotnet test Gannet.sln``), not ``-c Release``."""
+    words = call.words_of(prog) or []
+    level = next((k for k, (p, _) in enumerate(call.levels) if p == prog), -1)
+    return [w for k, w in enumerate(words) if (level, k) not in call.flagvals][start:]
+
+
 def _named_operands(m: Call, f: Call, prog: str, depth: int, prose: str) -> list[str]:
     """A target the mistake and its fix share as a bare word (an environment, a package, a
     resource: ``./deploy.sh staging``, ``kubectl delete pod web-1``) that the failure or the
     lesson names in its own words: the lesson is about that target (an ``@=`` scope item). A
     path is never one: the same mistake in another directory is still the mistake."""
-    words = m.words_of(prog) or []
-    start = depth  # after the lesson's own subcommand: a script's first word is often its target
-    level = next((k for k, (p, _) in enumerate(m.levels) if p == prog), -1)
     f_words = {w.lower() for w in (f.words_of(prog) or [])}
-    for k, word in enumerate(words[start:], start):
-        if (level, k) in m.flagvals or word.lower() not in f_words:
+    # After the lesson's own subcommand: a script's first word is often its target.
+    for word in _target_words(m, prog, depth):
+        if word.lower() not in f_words:
             continue
         if (
             len(word) < 3
@@ -495,6 +501,9 @@ def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
     if wrapper in (prog + "w", prog + "w.bat", prog):
         return out  # "gradle build" -> "./gradlew build": the bare program is the mistake, whatever it runs
     sub = _sub_words(m, prog)
+    deeper = m.sub(prog, depth=len(sub) + 1) if sub else []
+    if len(deeper) > len(sub) and deeper[-1] in {w.lower() for w in f.argv}:
+        sub = deeper  # "php artisan migrate" -> "sail artisan migrate": the fix ran that command too
     if sub:
         out["sub"] = sub
     context = _shared_context(m, f)
@@ -533,12 +542,21 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     present: list[str] = []
     absent: list[str] = []
     msub, fsub = m.sub(prog), f.sub(prog)
+    if msub and msub == fsub:
+        # They part after a shared word ("dotnet ef database update" -> "dotnet ef migrations
+        # script"): the word where they part is the subcommand the fix switched.
+        deep_m, deep_f, k = m.sub(prog, depth=len(msub) + 1), f.sub(prog, depth=len(msub) + 1), len(msub)
+        if len(deep_m) > k and len(deep_f) > k and deep_m[k] != deep_f[k]:
+            msub, fsub = deep_m, deep_f
     # A step before or after the call ("vpn up && …", "… && make install") is the fix when the
     # call itself stayed as it was; when the call changed too ("rubocop -A" -> "git checkout … &&
     # rubocop -a"), the change is the fix and the step is cleanup or a look at the result.
     changed = any(not t.startswith(("pre:", "post:")) for t in removed | added)
     setup = {t for t in added if t.startswith(("via:", "env:", "run:", "pre:", "post:", "exe:")) and "=" not in t}
     setup = {t for t in setup if _step_matters(t, m, changed)}
+    if m.outer != f.outer:
+        # "bundle exec fastlane beta" -> "fastlane build": the runner went, the binary did not change.
+        setup = {t for t in setup if not t.startswith("exe:")}
     if msub and fsub and msub != fsub and not setup:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
         out: dict[str, Any] = {"program": prog, "sub": msub}
@@ -739,6 +757,23 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         script = next((o for o in _operands(m, prog)[:1] if "/" in o or _ext(o)), "")
         if script and script in _operands(f, prog) and script not in present:
             present.append(script)
+    if not sub and not present and not strong and not toolchain and not global_option:
+        # No subcommand to narrow it ("sbt pipeline/test" without SBT_OPTS, "./deploy.sh staging"):
+        # the target the mistake and the fix share is what it ran; another target is another call.
+        shared = [o for o in _target_words(m, prog, 0) if o in _target_words(f, prog, 0)]
+        if shared and "scope" not in out and prog not in REMOTE_PROGRAMS:  # a host is kept by its domain
+            out["scope"] = [f"@={shared[0].lower()}"]
+    elif (
+        sub
+        and not present
+        and absent
+        and all(not a.startswith(("-", "env:", "pre:", "post:", "via:", "run:", "exe:")) for a in absent)
+        and not _target_words(m, prog, len(sub))
+        and _target_words(f, prog, len(sub))
+    ):
+        # "dotnet test" -> "dotnet test Gannet.sln": the fix only named a target the mistake did not;
+        # a call naming one ("dotnet test tests/Payments.Tests") is not it, whichever it names.
+        out["scope"] = ["@="]
     if sub and not strong and not toolchain and not global_option:
         out["sub"] = sub
     elif sub and global_option:
