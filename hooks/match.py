@@ -800,17 +800,22 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
     wanted = {p for p in _spelled_out(added) if not (p.startswith("-") and "=" in p)}
     if wanted <= have:
         return True
-    # Only the value of a flag the fix added ("--region eu-central-1"), not an operand it
-    # changed too ("/aws/lambda/loader"): the mistake again may well name that operand.
-    values = {
-        p.partition("=")[2]
-        for p in added
-        if p.startswith("-") and "=" in p and p.partition("=")[0] in added and _a_value(p.partition("=")[2])
-    }
-    # Given as an option's value or in the environment, not as a bare word ("cd src/Data && …"
-    # names the directory, it does not pass it as --project).
-    given = {p.partition("=")[2] for p in parts if p.startswith(("-", "env:")) and "=" in p}
-    return bool(values & given)
+    # Only the values of the flags and variables the fix added ("--region eu-central-1",
+    # "DJANGO_SETTINGS_MODULE=app.settings.test"), not an operand it changed as well
+    # ("/aws/lambda/loader"): the mistake again may well name that operand.
+    values = set()
+    for p in added:
+        name, _, value = p.partition("=")
+        if value and name in added and p.startswith(("-", "env:")) and _a_value(value):
+            values.add(value)
+    if not values:
+        return False
+    # Every one of them, in any form: an option's value ("--ds=app.settings.test"), the
+    # environment, or the directory a step went to ("cd Packages/Kit && swift test" for
+    # "--package-path Packages/Kit"). One of two ("cd src/Data" for "--project src/Data
+    # --startup-project src/Api") is not the fix.
+    given = {p.partition("=")[2] if "=" in p else p for p in parts}
+    return values <= given
 
 
 def follows_advice(advised: list, parts: set) -> bool:

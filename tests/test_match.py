@@ -368,3 +368,22 @@ def test_the_fix_in_another_form_or_another_correction_with_its_value_is_the_fix
     dropped = m.call_parts(drop_mistake) - m.call_parts(drop_fix)
     assert not m.is_the_fix(added, dropped, m.call_parts("pytest -x -n auto tests/"))
     assert m.is_the_fix(added, dropped, m.call_parts("pytest -n=auto tests/api"))
+
+
+def test_every_value_the_fix_added_in_any_form_is_the_fix() -> None:
+    """A variable's value given as an option (``--ds=`` for ``DJANGO_SETTINGS_MODULE=``), a flag's
+    value as the directory a step goes to: another correction. One of two values is not."""
+
+    def fix_of(mistake: str, fix: str, call: str) -> bool:
+        added, dropped = m.call_parts(fix) - m.call_parts(mistake), m.call_parts(mistake) - m.call_parts(fix)
+        return m.is_the_fix(added, dropped, m.call_parts(call))
+
+    django = ("uv run pytest tests/api -q", "DJANGO_SETTINGS_MODULE=app.settings.test uv run pytest tests/api -q")
+    assert fix_of(*django, "uv run pytest --ds=app.settings.test tests/api")
+    assert not fix_of(*django, "uv run pytest tests/billing -q")
+    swift = ("swift test", "swift test --package-path Packages/Kit")
+    assert fix_of(*swift, "cd Packages/Kit && swift test --filter Curve")
+    assert not fix_of(*swift, "swift test --filter Curve")
+    ef = ("dotnet ef migrations add X", "dotnet ef migrations add X --project src/Data --startup-project src/Api")
+    assert not fix_of(*ef, "cd src/Data && dotnet ef migrations add Y")
+    assert fix_of(*ef, "cd src/Data && dotnet ef migrations add Y --startup-project src/Api")

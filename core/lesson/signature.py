@@ -969,9 +969,10 @@ def _pattern(
 
 
 _LITERAL_NAME_RE = re.compile(r"(?<!\\)\\b([A-Za-z_]\w*)")
-# A generalised window with no literal name still says something when it keeps an operator
-# or a string ("\w+() == \"PAID\""); ".\w+);" alone says nothing.
-_OPERATOR_OR_STRING_RE = re.compile(r"==|!=|<=|>=|=>|\"|'")
+# A generalised window with no literal name still says something when it keeps a string
+# ("\w+() == \"PAID\""); an operator alone does not: "== \w+.\w+" is every comparison with a
+# member, not the one the fix replaced (measured: such shapes held fine edits of round 8's split).
+_STRING_RE = re.compile(r"\"|'")
 
 
 _VALUE_WORDS = frozenset({"None", "null", "nil", "undefined", "NULL", "NaN"})
@@ -1152,7 +1153,7 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                 consider(score, [pat], [], " ".join(window))
                 # The same shape with the names the fix keeps left out: the mistake in other code.
                 general = _pattern(window, keep, good_words, modules)
-                if general != pat and len(window) >= 4 and (_named(general) or _OPERATOR_OR_STRING_RE.search(general)):
+                if general != pat and len(window) >= 4 and (_named(general) or _STRING_RE.search(general)):
                     consider(score + 0.2, [general], [], " ".join(window))
     if best is None:
         # Nothing general enough: the first removed line, literally (names and strings kept).
