@@ -1014,20 +1014,15 @@ _FLAG_ENV = {
 
 
 def _other_form_of(item: str, call: Call, program: str) -> str:
-    """A flag of ``call`` that may be the other form of an added flag the signature knows in
-    one form only: ``--inventory`` for ``-i``, ``-i`` for ``--inventory`` (same first letter).
-    Unsure whether a call is the fix, the lesson does not hold it; the mistake's own flags are
-    in its ``present`` items, so a call that has them is still checked."""
-    if "|" in item or "=" in item or not item.startswith("-"):
-        return ""  # both forms known, or a value: the item's own check is exact
-    short = len(item) == 2 and item[1].isalpha()
-    long_name = item[2:] if item.startswith("--") and len(item) > 3 else ""
-    if not short and not long_name:
-        return ""
+    """A long flag of ``call`` that may be the other form of a short flag the fix added that the
+    signature knows in that form only: ``--inventory`` for ``-i`` (same first letter). Unsure
+    whether a call is the fix, the lesson does not hold it. Not the other way round: a short
+    letter means too many things ("-f" is --force to git, --filename to kubectl), and a call
+    giving it is the mistake as often as the fix (measured on the readable splits)."""
+    if "|" in item or "=" in item or len(item) != 2 or item[0] != "-" or not item[1].isalpha():
+        return ""  # both forms known, a value, or a long flag: the item's own check is exact
     for flag in call.flags:
-        if short and flag.startswith("--") and flag[2:3].lower() == item[1].lower():
-            return flag
-        if long_name and len(flag) == 2 and flag[0] == "-" and flag[1] == long_name[0]:
+        if flag.startswith("--") and flag[2:3].lower() == item[1].lower():
             return flag
     return ""
 

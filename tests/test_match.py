@@ -344,9 +344,9 @@ def test_an_added_flag_known_in_one_form_passes_in_its_other_form() -> None:
     sig = {"v": 1, "kind": "command", "program": "ansible-playbook", "absent": ["-i"]}
     assert not m.check(sig, "Bash", {"command": "ansible-playbook --inventory inv/hosts.ini site.yml"})[0]
     assert m.check(sig, "Bash", {"command": "ansible-playbook --limit web site.yml"})[0]
-    long_sig = {"v": 1, "kind": "command", "program": "deploy", "absent": ["--region"]}
-    assert not m.check(long_sig, "Bash", {"command": "deploy -r eu-west-1 staging"})[0]
-    assert m.check(long_sig, "Bash", {"command": "deploy -v staging"})[0]
+    # A short letter is not read as a long flag's other form: git's -f is the mistake itself.
+    lease = {"v": 1, "kind": "command", "program": "git", "sub": ["push"], "absent": ["--force-with-lease"]}
+    assert m.check(lease, "Bash", {"command": "git push -f origin HEAD"})[0]
 
 
 def test_the_fix_in_another_form_or_another_correction_with_its_value_is_the_fix() -> None:
