@@ -806,7 +806,10 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
     values = set()
     for p in added:
         name, _, value = p.partition("=")
-        if value and name in added and p.startswith(("-", "env:")) and _a_value(value):
+        # A flag's value counts when the value itself is new ("--force-with-lease origin" reads
+        # "origin" as the flag's value, tentatively; the mistake named "origin" too).
+        new = value in added if p.startswith("-") else p.startswith("env:")
+        if value and name in added and new and _a_value(value):
             values.add(value)
     if not values:
         return False

@@ -546,7 +546,10 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         # They part after a shared word ("dotnet ef database update" -> "dotnet ef migrations
         # script"): the word where they part is the subcommand the fix switched.
         deep_m, deep_f, k = m.sub(prog, depth=len(msub) + 1), f.sub(prog, depth=len(msub) + 1), len(msub)
-        if len(deep_m) > k and len(deep_f) > k and deep_m[k] != deep_f[k]:
+        m_words, f_words = {w.lower() for w in m.words_of(prog) or []}, {w.lower() for w in f.words_of(prog) or []}
+        # Not a word the other call has elsewhere ("git pull --rebase origin main": "origin" moved
+        # behind a flag, the subcommand did not change).
+        if len(deep_m) > k and len(deep_f) > k and deep_m[k] not in f_words and deep_f[k] not in m_words:
             msub, fsub = deep_m, deep_f
     # A step before or after the call ("vpn up && …", "… && make install") is the fix when the
     # call itself stayed as it was; when the call changed too ("rubocop -A" -> "git checkout … &&
