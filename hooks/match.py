@@ -791,8 +791,8 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
     """A call with these ``parts`` does what a lesson's fix ``added`` to its mistake and keeps
     nothing it ``dropped`` ("uv run pytest -n auto" keeps "-n"): it is the fix, never held by its
     own lesson. It does what the fix added when it has all of it (``--region=x`` or ``--region
-    x``), or when it carries a value the fix brought in under another name (``eu-west-1`` given
-    as ``--location eu-west-1`` or ``AWS_REGION=eu-west-1``: another correction, same value).
+    x``), or when it carries every value the fix set in the environment under another name
+    (``--ds=app.settings.test`` for ``DJANGO_SETTINGS_MODULE=app.settings.test``).
     The engine's guard and the hook client's hold index share this rule."""
     if not added or dropped & parts:
         return False
@@ -800,23 +800,18 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
     wanted = {p for p in _spelled_out(added) if not (p.startswith("-") and "=" in p)}
     if wanted <= have:
         return True
-    # Only the values of the flags and variables the fix added ("--region eu-central-1",
-    # "DJANGO_SETTINGS_MODULE=app.settings.test"), not an operand it changed as well
-    # ("/aws/lambda/loader"): the mistake again may well name that operand.
+    # Of the environment only: a flag's value may be read tentatively ("--rebase origin" takes
+    # "origin" for the switch's value, and "git pull origin main" is the mistake again; measured
+    # on the readable splits), while "NAME=value" is always written out.
     values = set()
     for p in added:
         name, _, value = p.partition("=")
-        # A flag's value counts when the value itself is new ("--force-with-lease origin" reads
-        # "origin" as the flag's value, tentatively; the mistake named "origin" too).
-        new = value in added if p.startswith("-") else p.startswith("env:")
-        if value and name in added and new and _a_value(value):
+        if p.startswith("env:") and value and name in added and _a_value(value):
             values.add(value)
     if not values:
         return False
-    # Every one of them, in any form: an option's value ("--ds=app.settings.test"), the
-    # environment, or the directory a step went to ("cd Packages/Kit && swift test" for
-    # "--package-path Packages/Kit"). One of two ("cd src/Data" for "--project src/Data
-    # --startup-project src/Api") is not the fix.
+    # Every one of them, in any form: an option's value ("--ds=app.settings.test" for
+    # "DJANGO_SETTINGS_MODULE=app.settings.test"), the environment, a step's operand.
     given = {p.partition("=")[2] if "=" in p else p for p in parts}
     return values <= given
 

@@ -501,9 +501,6 @@ def _cross(m: Call, f: Call, why: str) -> dict[str, Any]:
     if wrapper in (prog + "w", prog + "w.bat", prog):
         return out  # "gradle build" -> "./gradlew build": the bare program is the mistake, whatever it runs
     sub = _sub_words(m, prog)
-    deeper = m.sub(prog, depth=len(sub) + 1) if sub else []
-    if len(deeper) > len(sub) and deeper[-1] in {w.lower() for w in f.argv}:
-        sub = deeper  # "php artisan migrate" -> "sail artisan migrate": the fix ran that command too
     if sub:
         out["sub"] = sub
     context = _shared_context(m, f)
@@ -763,7 +760,8 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if not sub and not present and not strong and not toolchain and not global_option:
         # No subcommand to narrow it ("sbt pipeline/test" without SBT_OPTS, "./deploy.sh staging"):
         # the target the mistake and the fix share is what it ran; another target is another call.
-        shared = [o for o in _target_words(m, prog, 0) if o in _target_words(f, prog, 0)]
+        # Not a version or a number ("./scripts/release.sh 2.3.0"): the next release is the same call.
+        shared = [o for o in _target_words(m, prog, 0) if o in _target_words(f, prog, 0) and not re.match(r"v?\d", o)]
         if shared and "scope" not in out and prog not in REMOTE_PROGRAMS:  # a host is kept by its domain
             out["scope"] = [f"@={shared[0].lower()}"]
     elif (
