@@ -50,6 +50,17 @@ def test_a_call_with_a_value_the_advice_names_follows_it(
     assert not follows_advice(advised, call_parts(mistake_again))
 
 
+def test_a_dash_ends_the_clause_that_forbids() -> None:
+    """ "no Package.swift at the root — run with --package-path Packages/<Name>": what follows the
+    dash is advised, not negated; a step into that directory follows it too."""
+    advice = "the repo root has no Package.swift — run swift test with --package-path Packages/<Name>"
+    advised = advised_parts(advice, "swift test")
+    assert "Packages/*" in advised
+    assert follows_advice(advised, call_parts("cd Packages/Kit && swift test --filter Curve"))
+    assert not follows_advice(advised, call_parts("swift test --filter Curve"))
+    assert advised_parts("never pass --kubeconfig ~/.kube/prod.yaml — it is the prod cluster", "kubectl get pods") == []
+
+
 def test_what_the_advice_forbids_or_the_mistake_had_is_not_the_fix() -> None:
     advice = "never pass --kubeconfig ~/.kube/prod.yaml here; don't touch ops/prod-cluster.yaml either"
     assert advised_parts(advice, "kubectl apply -f k8s/") == []

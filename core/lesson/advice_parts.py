@@ -25,8 +25,9 @@ from twiceshy.hooks.match import call_parts, norm_value
 _NEGATION_RE = re.compile(
     r"(?i)\b(?:never|don'?t|do\s+not|not|avoid|no|without|bare|plain|instead\s+of|rather\s+than)\b"
 )
-# A clause ends at a sentence or list mark; "e.g." and "i.e." do not end one.
-_CLAUSE_END_RE = re.compile(r"[.;!?]\s|[;:]\s|\n")
+# A clause ends at a sentence or list mark, or a dash between words ("never X at the root —
+# add it with Y": Y is not negated); "e.g." and "i.e." do not end one.
+_CLAUSE_END_RE = re.compile(r"[.;!?]\s|[;:]\s|\n|\s[—–]\s")
 _WORD_RE = re.compile(r"[^\s`'\"(),]+")
 _PLACEHOLDER_TAIL_RE = re.compile(r"(?:<[^<>\s]*>|\{[^{}\s]*\}|\[[^\[\]\s]*\]|…|\.\.\.|\bX\b).*$")
 MIN_STEM = 8  # a placeholder's fixed part must say this much ("docker.pkg.dev/quill-prod/app/")
