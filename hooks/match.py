@@ -981,7 +981,9 @@ def _in_scope(item: str, call: Call, program: str = "", depth: int = 0) -> bool:
         words = call.words_of(program) or []
         level = next((k for k, (p, _) in enumerate(call.levels) if p == program), -1)
         given_words = [w.lower() for k, w in enumerate(words) if (level, k) not in call.flagvals][depth:]
-        return not given_words or bool(item[2:]) and item[2:] in given_words
+        # A word a flag may have taken ("--set-upstream origin main") may still be the target.
+        any_words = {w.lower() for w in words[depth:]}
+        return not given_words or bool(item[2:]) and item[2:] in any_words
     given: list[str] = []
     wanted = ""
     for alt in item.split("|"):

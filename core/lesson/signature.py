@@ -295,6 +295,8 @@ def _with_named_values(sig: dict[str, Any], m: Call, f: Call, why: str, calls: t
         if call:
             prose = prose.replace(call, " ")
     prose = _BACKTICK_RE.sub(" ", prose)  # a quoted call is not the text naming its value
+    for named_call in prose_commands(prose):  # nor one written out in prose ("push a branch: git push -u origin x")
+        prose = prose.replace(named_call, " ")
     prog = str(sig.get("program") or "")
     named: list[str] = []
     for flag, mvals in m.values.items():
@@ -1640,6 +1642,25 @@ def _looks_like_a_fix(fcall: Call, mistake: Call, fix: str) -> bool:
 
 
 _ENV_IN_TEXT_RE = re.compile(r"(?<![\w$/.-])([A-Z][A-Z0-9_]{2,})=(?=[^\s=])")
+# A variable named in prose, by its shape alone: capitals with an underscore ("GIT_SEQUENCE_EDITOR").
+_ENV_NAME_IN_TEXT_RE = re.compile(r"(?<![\w$/.=-])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w=])")
+
+
+def _in_a_step_before(text: str, at: int, program: str) -> bool:
+    """Whether the flag at ``at`` belongs to a call the advice runs before ``program``'s
+    ("git push -u origin HEAD && gh pr create …"): the text between it and the next ``&&``
+    or ``;`` starts no call of ``program``, and such a separator follows on the same clause."""
+    rest = text[at:]
+    sep = re.search(r"&&|;|\|\|", rest)
+    if sep is None or "\n" in rest[: sep.start()]:
+        return False
+    segment_start = max(text.rfind("&&", 0, at), text.rfind(";", 0, at), text.rfind("(", 0, at), text.rfind(":", 0, at))
+    segment = text[segment_start + 1 : at]
+    words = [w.strip("`'\"") for w in segment.split()]
+    head = next((w for w in words if not w.startswith("-")), "")
+    return bool(head) and program_name(head) != program and program in rest[sep.end() :].split()[:2]
+
+
 _ADVISED_STEP_RE = re.compile(r"`([^`\n]{2,120}?)\s*&&\s*(?:…|\.\.\.)?\s*`")
 _SETUP_STEP_RE = re.compile(r"(?<![\w-])(source|\.|nvm|direnv|conda|mise)\s+[^\s`]+(?:\s+[^\s`&;]+)?\s*(?:&&|;)")
 
@@ -1658,6 +1679,8 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         flag = found.group(0)
         if flag in have or flag.startswith("---") or len(flag) < 3 or _negated(text[: found.start()]):
             continue
+        if _in_a_step_before(text, found.start(), call.program):
+            continue  # "git push -u origin HEAD && gh pr create": -u is the step's, not gh's
         if _aliases(call.program).get(flag) in have or _listed_with(flag, have, text) or _bundle_of(flag, have):
             continue
         if flag not in absent and flag not in extra:
@@ -1666,9 +1689,28 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         env = "env:" + found.group(1)
         if env not in call.tokens and env not in absent and env not in extra and not _negated(text[: found.start()]):
             extra.append(env)  # "must run with NODE_ENV=production": the call that sets it is the fix
+    for found in _ENV_NAME_IN_TEXT_RE.finditer(text):
+        # "run the rebase with GIT_SEQUENCE_EDITOR set": a variable the advice names, unset in the
+        # trigger, is what the fix sets.
+        env = "env:" + found.group(1)
+        if env not in call.tokens and env not in absent and env not in extra and not _negated(text[: found.start()]):
+            extra.append(env)
     for found in _SETUP_STEP_RE.finditer(text):
         step = "pre:" + found.group(1)
         if step not in call.tokens and step not in absent and step not in extra and not _negated(text[: found.start()]):
+            extra.append(step)
+    for found in re.finditer(r"&&|;", text):
+        # "always git push -u origin HEAD && gh pr create …" in prose: the step before the call.
+        after = text[found.end() :].split()[:1]
+        if not after or program_name(after[0].strip("`'\"")) != call.program:
+            continue
+        start = max(text.rfind(sep, 0, found.start()) for sep in ("&&", ";", "(", ": ", ". ", "`"))
+        head = next((w.strip("`'\"") for w in text[start + 1 : found.start()].split() if w.lower() not in _ENGLISH), "")
+        before = text[: found.start()]
+        if not head or head.startswith("-") or program_name(head) == call.program or _negated(before[start + 1 :]):
+            continue
+        step = "pre:" + program_name(head)
+        if step not in call.tokens and step not in absent and step not in extra and head in KNOWN_PROGRAMS | {"cd"}:
             extra.append(step)
     # A step the advice says to put first, written as such: "always put `terraform workspace
     # select <env> &&` in front of plan/apply". The trigger may already run it (a marker line's
@@ -1685,6 +1727,17 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
             mistake = work_text(trigger)
     if not extra:
         return sig
+    guarded = {**sig, "absent": absent + extra[:4]}
+    # The trigger's other flags are one example of the call, unless the advice names them
+    # (as :func:`_derive_from_trigger` does for a flag it says to add).
+    present = [p for p in sig.get("present") or [] if not str(p).startswith("-") or _flag_named(str(p), text)]
+    if sig.get("sub") and len(present) < len(sig.get("present") or []):
+        if present:
+            guarded["present"] = present
+        else:
+            guarded.pop("present", None)
+    if check(guarded, "Bash", {"command": mistake})[0]:
+        return guarded
     guarded = {**sig, "absent": absent + extra[:4]}
     return guarded if check(guarded, "Bash", {"command": mistake})[0] else sig
 
@@ -1961,6 +2014,8 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             continue
         if _negated(text[: found.start()]) or _listed_with(flag, have, text) or _bundle_of(flag, have):
             continue  # "never … (git commit --no-verify / -n)": another name of the mistake
+        if _in_a_step_before(text, found.start(), call.program):
+            continue  # "git push -u origin HEAD && gh pr create": the step's flag, not the call's
         extra.append(flag)
     if extra:
         sig["absent"] = extra[:4]
@@ -2130,6 +2185,7 @@ def advice_fix(mistake: str, text: str) -> str | None:
     if call is None or not call.levels or not text:
         return None
     raw = text.split()
+    offsets = [m.start() for m in re.finditer(r"\S+", text)]
     words = [w.strip("`'\".,;:()[]") for w in raw]
     pairs: dict[str, str] = {}
     msub = call.sub(call.program)[:1]
@@ -2138,6 +2194,8 @@ def advice_fix(mistake: str, text: str) -> str | None:
             continue
         if _flag_of_another_subcommand(raw, k, call.program, msub):
             continue  # "mix ecto.rollback --step 1": not a flag of the trigger's "mix ecto.reset"
+        if _in_a_step_before(text, offsets[k], call.program):
+            continue  # "git push -u origin HEAD && gh pr create": a flag of the step before
         before = " ".join(raw[:k])
         if _clause_forbids(before) and not re.search(r"(?i)\b(?:use|pass|add|run|with|instead)\b[^;.]*$", before):
             continue  # "never docker compose down -v / --volumes": the mistake's other name
