@@ -1728,17 +1728,6 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
     if not extra:
         return sig
     guarded = {**sig, "absent": absent + extra[:4]}
-    # The trigger's other flags are one example of the call, unless the advice names them
-    # (as :func:`_derive_from_trigger` does for a flag it says to add).
-    present = [p for p in sig.get("present") or [] if not str(p).startswith("-") or _flag_named(str(p), text)]
-    if sig.get("sub") and len(present) < len(sig.get("present") or []):
-        if present:
-            guarded["present"] = present
-        else:
-            guarded.pop("present", None)
-    if check(guarded, "Bash", {"command": mistake})[0]:
-        return guarded
-    guarded = {**sig, "absent": absent + extra[:4]}
     return guarded if check(guarded, "Bash", {"command": mistake})[0] else sig
 
 
