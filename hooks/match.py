@@ -983,6 +983,7 @@ def _in_scope(item: str, call: Call, program: str = "", depth: int = 0) -> bool:
         given_words = [w.lower() for k, w in enumerate(words) if (level, k) not in call.flagvals][depth:]
         # A word a flag may have taken ("--set-upstream origin main") may still be the target.
         any_words = {w.lower() for w in words[depth:]}
+        any_words |= {w.rsplit(":", 1)[1] for w in any_words if ":" in w and "://" not in w}  # HEAD:main
         return not given_words or bool(item[2:]) and item[2:] in any_words
     given: list[str] = []
     wanted = ""
