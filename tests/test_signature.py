@@ -654,3 +654,38 @@ def test_a_target_word_the_failure_names_is_the_lessons_scope() -> None:
         "plans/net.tfplan locked",
     )
     assert path is not None and not path.get("scope")
+
+
+def test_a_key_stays_with_what_the_mistake_ran() -> None:
+    """Round 8: the subcommand where the mistake and the fix part, the lane a dropped runner
+    ran, the target of a program with no subcommand, and no target when the fix only named one."""
+    ef = sg.derive_command("dotnet ef database update", "dotnet ef migrations script --idempotent", "no")
+    assert ef is not None and ef.get("sub") == ["ef", "database"]
+    assert not hit(ef, "dotnet ef migrations add AddCurrency")
+    lane = sg.derive_command("bundle exec fastlane beta", "fastlane build", "do not upload from here")
+    assert lane is not None and hit(lane, "fastlane beta") and not hit(lane, "bundle exec fastlane test")
+    task = sg.derive_command("sbt pipeline/test", 'SBT_OPTS="-Xmx4G" sbt pipeline/test', "OutOfMemoryError")
+    assert task is not None and hit(task, "sbt pipeline/test") and not hit(task, "sbt compile")
+    assert not hit(task, 'SBT_OPTS="-Xmx4G" sbt pipeline/test')
+    release = sg.derive_command("./scripts/release.sh 2.3.0", "sudo wg-quick up vpn && ./scripts/release.sh 2.3.0")
+    assert release is not None and hit(release, "./scripts/release.sh 2.3.1")  # a version is no target
+    target = sg.derive_command("dotnet test -c Release", "dotnet test Gannet.sln -c Release", "MSB1011")
+    assert target is not None and hit(target, "dotnet test") and hit(target, "dotnet test -c Debug")
+    assert not hit(target, "dotnet test tests/Gannet.Payments.Tests --filter Fees")
+
+
+def test_a_step_the_advice_runs_before_the_call_is_the_fix() -> None:
+    """ "always git push -u origin HEAD && gh pr create": -u is the push's flag; the push before
+    the call is what the fix adds. A variable the advice names in prose is set by the fix."""
+    pr = sg.derive_from_trigger(
+        "gh pr create --fill",
+        "gh pr create aborts when the branch isn't pushed yet; always git push -u origin HEAD && gh pr create … in one go.",
+    )
+    assert pr is not None and "-u" not in (pr.get("absent") or []) and "pre:git" in (pr.get("absent") or [])
+    assert hit(pr, "gh pr create --fill")
+    assert not hit(pr, "git push -u origin HEAD && gh pr create --fill")
+    rebase = sg.derive_from_trigger(
+        "git rebase -i HEAD~3", "git rebase -i needs an editor; run the rebase with GIT_SEQUENCE_EDITOR set."
+    )
+    assert rebase is not None and hit(rebase, "git rebase -i HEAD~5")
+    assert not hit(rebase, "GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash origin/main")
