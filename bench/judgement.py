@@ -10,6 +10,8 @@
     python bench/judgement.py --split blind2       # round 5's blind split (measured, never read)
     python bench/judgement.py --split blind3       # round 6's blind split, 100 incidents (measured, never read)
     python bench/judgement.py --split blind4       # round 7's blind split, 100 incidents (measured, never read)
+    python bench/judgement.py --split blind5-open -v  # round 8's blind split: its open half, read after its first measurement
+    python bench/judgement.py --split blind5-sealed   # ... and its sealed half (measured, never read)
     python bench/judgement.py --split fresh --crowd  # every incident in one project
     python bench/judgement.py --split dev --mutate   # every shell probe in other words
     python bench/judgement.py --split blind2 --classes  # why probes went wrong, as counts of classes
@@ -25,7 +27,10 @@ on like dev) and ``blind`` (tests/judgement/blind, written the same way in round
 with several incidents per project: measured in aggregate only, like sealed; its
 ``blind-open`` half may be read, its ``blind-sealed`` half never) and ``blind2``
 (tests/judgement/blind2, written the same way in round 5 over other ecosystems; sealed
-whole: measured in aggregate only).
+whole: measured in aggregate only), ``blind3`` and ``blind4`` (rounds 6 and 7, the same) and
+``blind5`` (round 8, written to stress other valid corrections and related calls of the same
+program: its ``blind5-open`` half was read after its first measurement, its ``blind5-sealed``
+half never).
 
 Modes: ``learned`` (session end on each incident's real-format transcript),
 ``taught`` (``twiceshy learn "<lesson>" --trigger "<mistake>" --project``) and
@@ -58,7 +63,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from judgement import blind, blind2, blind3, blind4, dev, fresh, sealed  # noqa: E402
+from judgement import blind, blind2, blind3, blind4, blind5, dev, fresh, sealed  # noqa: E402
 from judgement import harness as h  # noqa: E402
 from judgement.mutate import mutated  # noqa: E402
 from judgement.spec import SHAPES, Corpus  # noqa: E402
@@ -67,7 +72,7 @@ from other_code import run_other_code  # noqa: E402
 
 CROWD_PROJECT = "crowd"
 # Splits measured only in aggregate: ``-v`` never prints one of their items.
-UNREAD = ("sealed", "blind", "blind-sealed", "blind2", "blind3", "blind4")
+UNREAD = ("sealed", "blind", "blind-sealed", "blind2", "blind3", "blind4", "blind5", "blind5-sealed")
 
 
 def crowd(corpus: Corpus) -> Corpus:
@@ -226,11 +231,14 @@ def main(argv: list[str] | None = None) -> int:
             "blind2",
             "blind3",
             "blind4",
+            "blind5",
+            "blind5-open",
+            "blind5-sealed",
             "both",
             "all",
         ),
         default="both",
-        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind, blind2, blind3 and blind4",
+        help="which corpus split: both = tuning and sealed; all adds dev, fresh, blind, blind2, blind3, blind4 and blind5's halves",
     )
     ap.add_argument("--shape", action="append", choices=SHAPES, help="only these shapes (repeatable)")
     ap.add_argument("--incident", action="append", help="only these incident ids (repeatable)")
@@ -274,8 +282,14 @@ def main(argv: list[str] | None = None) -> int:
         "blind2": blind2.load,
         "blind3": blind3.load,
         "blind4": blind4.load,
+        "blind5": blind5.load,
+        "blind5-open": lambda: blind5.load("open"),
+        "blind5-sealed": lambda: blind5.load("sealed"),
     }
-    everything = ["tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2", "blind3", "blind4"]
+    everything = [
+        "tuning", "dev", "sealed", "fresh", "blind-open", "blind-sealed", "blind2", "blind3", "blind4",
+        "blind5-open", "blind5-sealed",
+    ]  # fmt: skip
     chosen = ["tuning", "sealed"] if args.split == "both" else everything if args.split == "all" else [args.split]
     overrides = _parse_set(args.set)
     baseline = _parse_set(args.baseline_set) if args.baseline_set else dict(h.BASELINE_OVERRIDES)

@@ -174,6 +174,27 @@ def classify(
     # mistake (beyond its program and subcommand) the call shares: does overlap tell a repeat
     # in other words from a related call that is fine?
     overlap: Counter[str] = Counter()
+    # Every hold, right or wrong, by the holding lesson's key: which kinds of key earn a hold?
+    by_key: Counter[str] = Counter()
+    for o in result.outcomes:
+        if o.answer not in HOLDING:
+            continue
+        for exp_id, owner in zip(o.shown, o.owners):
+            own = o.incident is not None and o.incident in owner.split(",")
+            right = "right" if (o.must_warn and own) else "WRONG"
+            sig = rows.get(exp_id, {}).get("signature")
+            shape = (
+                _items_shape(sig)
+                if isinstance(sig, dict) and sig.get("kind") in ("command", "any")
+                else signature_shape(sig)
+            )
+            by_key[f"{shape} | {right}"] += 1
+            if isinstance(sig, dict) and sig.get("kind") == "command" and not sig.get("present"):
+                whose = "own" if own else "foreign"
+                depth = len(sig.get("sub") or [])
+                by_key[
+                    f"  (no present items) sub words {depth} | {'scope' if sig.get('scope') else 'no scope'} | {o.kind} {whose} | {right}"
+                ] += 1
     for o in incident_outs:
         if o.answer not in HOLDING or o.incident is None or o.action.startswith(("Edit ", "Write ", "Read ")):
             continue
@@ -234,6 +255,7 @@ def classify(
         "another incident's lessons, by how many wrong holds each made": spread,
         "lessons that made two or more such holds, how they were derived": greedy,
         "shell holds by the call's own lesson, by what of the mistake the call shares": overlap,
+        "every hold by the holding lesson's key": by_key,
         "misses": missed,
     }
 
