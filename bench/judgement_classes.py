@@ -271,10 +271,14 @@ def _is_a_stored_fix(action: str, rows: dict[str, dict[str, Any]], holder: str, 
     )
 
 
-def _call_classes(command: str, match: Any) -> str:
-    """The classes of a call's parts beyond its program (``a flag, a path operand``), never the parts."""
-    parts = match.call_parts(command) if command else set()
+def _classes(parts: Any) -> str:
+    """The classes of some parts or items (``a flag, a path operand``), never the parts."""
     return ", ".join(sorted({_item_class(str(p)) for p in parts})) or "-"
+
+
+def _call_classes(command: str, match: Any) -> str:
+    """The classes of a call's parts beyond its program, never the parts."""
+    return _classes(match.call_parts(command) if command else set())
 
 
 def _derivation(row: dict[str, Any], inc: Any, match: Any) -> str:
@@ -285,7 +289,7 @@ def _derivation(row: dict[str, Any], inc: Any, match: Any) -> str:
     if fix and mistake:
         mp, fp = (match.call_parts(c) for c in (mistake, fix))
         same = str(sig.get("program") or "") in fix.split()[:3] if isinstance(sig, dict) else False
-        relation = f"fix {'same' if same else 'another'} program, adds [{', '.join(sorted({_item_class(str(p)) for p in fp - mp})) or '-'}]"
+        relation = f"fix {'same' if same else 'another'} program, adds [{_classes(fp - mp)}]"
     else:
         relation = "no fix stored"
     shape = inc.shape if inc is not None else "-"
@@ -296,8 +300,8 @@ def _items_shape(sig: dict[str, Any]) -> str:
     """A command signature's items by kind (``sub: yes | present: a flag | absent: a pre: item``)."""
     if sig.get("kind") == "any":
         return "any[" + "; ".join(sorted({_items_shape(s) for s in sig.get("of") or [] if isinstance(s, dict)})) + "]"
-    present = ", ".join(sorted({_item_class(str(i).split("|")[0]) for i in sig.get("present") or []})) or "-"
-    absent = ", ".join(sorted({_item_class(str(i).split("|")[0]) for i in sig.get("absent") or []})) or "-"
+    present = _classes(str(i).split("|")[0] for i in sig.get("present") or [])
+    absent = _classes(str(i).split("|")[0] for i in sig.get("absent") or [])
     return f"sub: {'yes' if sig.get('sub') else 'no '} | present: {present} | absent: {absent}"
 
 

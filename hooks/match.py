@@ -971,6 +971,15 @@ def _item_hit(item: str, tokens: set[str]) -> bool:
     )
 
 
+def target_words(call: Call, program: str, start: int) -> list[str]:
+    """``program``'s bare words in ``call`` after the first ``start`` (its subcommand) that no flag
+    took as its value: what the call acts on (``./deploy.sh staging``, ``dotnet test
+    Gannet.sln``), not ``-c Release``. As written (a caller lowers them when it compares)."""
+    words = call.words_of(program) or []
+    level = next((k for k, (p, _) in enumerate(call.levels) if p == program), -1)
+    return [w for k, w in enumerate(words) if (level, k) not in call.flagvals][start:]
+
+
 def _in_scope(item: str, call: Call, program: str = "", depth: int = 0) -> bool:
     """Is ``call`` within a ``scope`` item ("-p=web|--package=web")? A call that does not give
     the option is (it runs the default, which the mistake's value may be part of); one that gives
@@ -978,11 +987,9 @@ def _in_scope(item: str, call: Call, program: str = "", depth: int = 0) -> bool:
     An ``@=`` item is a target word after the subcommand ("@=staging"): a call naming no target
     is within it, one naming others is not."""
     if item.startswith("@="):
-        words = call.words_of(program) or []
-        level = next((k for k, (p, _) in enumerate(call.levels) if p == program), -1)
-        given_words = [w.lower() for k, w in enumerate(words) if (level, k) not in call.flagvals][depth:]
+        given_words = target_words(call, program, depth)
         # A word a flag may have taken ("--set-upstream origin main") may still be the target.
-        any_words = {w.lower() for w in words[depth:]}
+        any_words = {w.lower() for w in (call.words_of(program) or [])[depth:]}
         any_words |= {w.rsplit(":", 1)[1] for w in any_words if ":" in w and "://" not in w}  # HEAD:main
         return not given_words or bool(item[2:]) and item[2:] in any_words
     given: list[str] = []
@@ -1014,7 +1021,7 @@ _FLAG_ENV = {
 }
 
 
-def _other_form_of(item: str, call: Call, program: str) -> str:
+def _other_form_of(item: str, call: Call) -> str:
     """A long flag of ``call`` that may be the other form of a short flag the fix added that the
     signature knows in that form only: ``--inventory`` for ``-i`` (same first letter). Unsure
     whether a call is the fix, the lesson does not hold it. Not the other way round: a short
@@ -1028,12 +1035,11 @@ def _other_form_of(item: str, call: Call, program: str) -> str:
     return ""
 
 
-def _env_of_flag(item: str, call: Call) -> str:
-    """The variable in ``call``'s environment that sets a flag the fix added, by the common
-    convention of naming it after the flag (``--region`` -> ``AWS_REGION``, ``DEPLOY_REGION``;
-    ``--kube-context`` -> ``KUBE_CONTEXT``): an alternative correction, not the mistake. Only
-    for flags of four letters or more, so ``-n`` is never read into ``N``."""
-    envs = [t[4:] for t in call.tokens if t.startswith("env:") and "=" not in t]
+def _env_of_flag(item: str, envs: list[str]) -> str:
+    """Of the variables a call sets (``envs``), the one that sets a flag the fix added, by the
+    common convention of naming it after the flag (``--region`` -> ``AWS_REGION``,
+    ``DEPLOY_REGION``; ``--kube-context`` -> ``KUBE_CONTEXT``): an alternative correction, not
+    the mistake. Only for flags of four letters or more, so ``-n`` is never read into ``N``."""
     if not envs:
         return ""
     for alt in item.split("|"):
@@ -1096,16 +1102,18 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         # "kubectl config get-contexts" talks to no cluster: a lesson that every call needs
         # --context (a signature without a subcommand) is not about it.
         return False, f"{program} {first[0]} is local"
+    # The variables the call sets, read once for every absent item (a fix may set one instead).
+    envs = [t[4:] for t in call.tokens if t.startswith("env:") and "=" not in t] if absent else []
     for item in absent:
         if _item_hit(item, call.tokens):
             return False, f"has {item} (the fix)"
         for env in _FLAG_ENV.get((program, item), ()):
             if f"env:{env}" in call.tokens:
                 return False, f"has {env} (the fix, as the environment)"
-        env = _env_of_flag(item, call)
+        env = _env_of_flag(item, envs)
         if env:
             return False, f"has {env} (the fix, as the environment)"
-        other_form = _other_form_of(item, call, program)
+        other_form = _other_form_of(item, call)
         if other_form:
             return False, f"has {other_form} (the fix's {item}, in its other form)"
     what = " ".join([program, *sub, *[str(p) for p in signature.get("present") or []]])

@@ -25,6 +25,7 @@ subcommands) and token classes (file extension, path depth, empty value).
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import shlex
 from typing import Any
@@ -40,6 +41,7 @@ from twiceshy.hooks.match import (
     norm_value,
     parse_command,
     program_name,
+    target_words,
 )
 from twiceshy.lesson import code_advice, code_shape
 from twiceshy.lesson.advice import fill_placeholders, is_placeholder, named_as_mistake
@@ -315,14 +317,6 @@ def _with_named_values(sig: dict[str, Any], m: Call, f: Call, why: str, calls: t
     return sig
 
 
-def _target_words(call: Call, prog: str, start: int) -> list[str]:
-    """The bare words after ``start`` (the subcommand) that no flag took as its value: what
-    the call acts on (``./deploy.sh staging``, ``dotnet test Gannet.sln``), not ``-c Release``."""
-    words = call.words_of(prog) or []
-    level = next((k for k, (p, _) in enumerate(call.levels) if p == prog), -1)
-    return [w for k, w in enumerate(words) if (level, k) not in call.flagvals][start:]
-
-
 def _named_operands(m: Call, f: Call, prog: str, depth: int, prose: str) -> list[str]:
     """A target the mistake and its fix share as a bare word (an environment, a package, a
     resource: ``./deploy.sh staging``, ``kubectl delete pod web-1``) that the failure or the
@@ -330,7 +324,7 @@ def _named_operands(m: Call, f: Call, prog: str, depth: int, prose: str) -> list
     path is never one: the same mistake in another directory is still the mistake."""
     f_words = {w.lower() for w in (f.words_of(prog) or [])}
     # After the lesson's own subcommand: a script's first word is often its target.
-    for word in _target_words(m, prog, depth):
+    for word in target_words(m, prog, depth):
         if word.lower() not in f_words:
             continue
         if (
@@ -763,7 +757,7 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         # No subcommand to narrow it ("sbt pipeline/test" without SBT_OPTS, "./deploy.sh staging"):
         # the target the mistake and the fix share is what it ran; another target is another call.
         # Not a version or a number ("./scripts/release.sh 2.3.0"): the next release is the same call.
-        shared = [o for o in _target_words(m, prog, 0) if o in _target_words(f, prog, 0) and not re.match(r"v?\d", o)]
+        shared = [o for o in target_words(m, prog, 0) if o in target_words(f, prog, 0) and not re.match(r"v?\d", o)]
         if shared and "scope" not in out and prog not in REMOTE_PROGRAMS:  # a host is kept by its domain
             out["scope"] = [f"@={shared[0].lower()}"]
     elif (
@@ -771,8 +765,8 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         and not present
         and absent
         and all(not a.startswith(("-", "env:", "pre:", "post:", "via:", "run:", "exe:")) for a in absent)
-        and not _target_words(m, prog, len(sub))
-        and _target_words(f, prog, len(sub))
+        and not target_words(m, prog, len(sub))
+        and target_words(f, prog, len(sub))
     ):
         # "dotnet test" -> "dotnet test Gannet.sln": the fix only named a target the mistake did not;
         # a call naming one ("dotnet test tests/Payments.Tests") is not it, whichever it names.
@@ -1685,13 +1679,9 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
             continue
         if flag not in absent and flag not in extra:
             extra.append(flag)
-    for found in _ENV_IN_TEXT_RE.finditer(text):
-        env = "env:" + found.group(1)
-        if env not in call.tokens and env not in absent and env not in extra and not _negated(text[: found.start()]):
-            extra.append(env)  # "must run with NODE_ENV=production": the call that sets it is the fix
-    for found in _ENV_NAME_IN_TEXT_RE.finditer(text):
-        # "run the rebase with GIT_SEQUENCE_EDITOR set": a variable the advice names, unset in the
-        # trigger, is what the fix sets.
+    # "must run with NODE_ENV=production", "run the rebase with GIT_SEQUENCE_EDITOR set": a
+    # variable the advice sets or names, unset in the trigger, is what the fix sets.
+    for found in itertools.chain(_ENV_IN_TEXT_RE.finditer(text), _ENV_NAME_IN_TEXT_RE.finditer(text)):
         env = "env:" + found.group(1)
         if env not in call.tokens and env not in absent and env not in extra and not _negated(text[: found.start()]):
             extra.append(env)
