@@ -758,9 +758,14 @@ _NOT_PARTS = ("exe:", "prog:", "pre:", "post:")
 
 def call_parts(command: str) -> set:
     """What a shell line does, as comparable parts (flags, values, operands, subcommands,
-    runners, environment): the fix guard compares a call's parts with what a lesson's
-    fix added to its mistake and what it took away."""
-    return {t for call in _parsed_for_check(command) for t in call.tokens if not t.startswith(_NOT_PARTS)}
+    runners, environment, and ``cd:<dir>`` for a directory it moves into): the fix guard
+    compares a call's parts with what a lesson's fix added to its mistake and what it took away."""
+    parts = set()
+    for call in _parsed_for_check(command):
+        parts.update(t for t in call.tokens if not t.startswith(_NOT_PARTS))
+        if call.outer in ("cd", "pushd") and call.argv[1:]:
+            parts.add("cd:" + norm_value(call.argv[-1]).lower())
+    return parts
 
 
 def _spelled_out(parts: set) -> set:
@@ -782,9 +787,58 @@ def _a_value(part: str) -> bool:
         len(part) >= 4
         and not part.startswith("-")
         and "=" not in part
-        and not part.startswith(_NOT_PARTS + ("env:", "run:", "via:", "at:"))
+        and not part.startswith(_NOT_PARTS + ("env:", "run:", "via:", "at:", "cd:"))
         and not part.isdigit()
     )
+
+
+_FALSE_VALUES = {"false", "0", "no", "off"}
+
+
+def _last_dir(value: str) -> str:
+    """``Packages/PellucidKit`` -> ``pellucidkit``, ``@acme/api`` -> ``api``: the directory
+    or package a path-like value names; "" for a value with no ``/``."""
+    v = norm_value(value).lower().rstrip("/")
+    return v.rsplit("/", 1)[-1] if "/" in v else ""
+
+
+def _given_another_way(added: set, unmet: set, have: set) -> bool:
+    """Every part of the fix this call lacks (``unmet``) is given in another form:
+
+    * a directory the fix pointed at (``--package-path Packages/Kit``, ``--filter @acme/api``)
+      by moving into it first (``cd Packages/Kit && …``, ``cd apps/api && …``), or the
+      directory a fix moved into (``cd Packages/Kit``) named as a value;
+    * a switch the fix turned off (``--use_legacy_sql=false``) by its negative form
+      (``--nouse_legacy_sql``, ``--no-use_legacy_sql``), and the other way round;
+    * a variable the fix set (``FORWARD_DB_PORT=3307 sail up``) written out in full by an
+      earlier step (``echo FORWARD_DB_PORT=3307 >> .env && sail up``).
+    """
+    if not unmet:
+        return False
+    moved_into = {_last_dir(p[3:]) or p[3:] for p in have if p.startswith("cd:")}
+    words = {p.lower() for p in have}
+    met: set = set()
+    for part in added:
+        flag, eq, value = part.partition("=")
+        if part.startswith("-") and eq:
+            if moved_into and _last_dir(value) in moved_into:
+                met.update((flag, value, norm_value(value).lower()))  # --package-path X: cd X
+            if value.lower() in _FALSE_VALUES:
+                name = flag.lstrip("-")
+                if {f"--no{name}", f"--no-{name}"} & words:
+                    met.update((flag, value))  # --x=false: --nox
+        elif part.startswith("-") and part.startswith(("--no-", "--no")):
+            name = part[5:] if part.startswith("--no-") else part[4:]
+            if any(f"--{name}={v}" in words for v in _FALSE_VALUES):
+                met.add(part)  # --no-x: --x=false
+        elif part.startswith("cd:") and part[3:] in {p.lower() for p in have if not p.startswith("cd:")}:
+            met.add(part)  # cd X: the call names X itself
+        elif part.startswith("env:") and eq and part[4:].lower() in words:
+            met.update((part, flag))  # NAME=value written out by a step of its own
+        elif not part.startswith(("-", "env:", "cd:")) and _last_dir(part) and _last_dir(part) in moved_into:
+            met.add(part)
+    met |= {p.lower() for p in met}
+    return all(p in met or p.lower() in met for p in unmet)
 
 
 def is_the_fix(added: set, dropped: set, parts: set) -> bool:
@@ -798,7 +852,7 @@ def is_the_fix(added: set, dropped: set, parts: set) -> bool:
         return False
     have = _spelled_out(parts)
     wanted = {p for p in _spelled_out(added) if not (p.startswith("-") and "=" in p)}
-    if wanted <= have:
+    if wanted <= have or _given_another_way(added, wanted - have, have):
         return True
     # Of the environment only: a flag's value may be read tentatively ("--rebase origin" takes
     # "origin" for the switch's value, and "git pull origin main" is the mistake again; measured
@@ -884,6 +938,8 @@ def is_look(call: Call) -> bool:
             return True
     if not subs and any(f in _LOOK_FLAGS or f.startswith("--list") for f in call.flags):
         return True  # "dotnet --list-sdks", "node --version"
+    if call.argv[1:] in (["-v"], ["-version"]):
+        return True  # "mvn -v", "node -v": the program's version, and nothing else on the line
     if subs[:1] == ["remote"] and call.program == "git":
         return subs[1:2] in ([], ["show"], ["get-url"])  # "git remote -v"; "git remote add" changes things
     if subs[:1] == ["env"] and call.program == "go":
