@@ -384,3 +384,40 @@ def test_every_value_the_fix_set_in_the_environment_in_any_form_is_the_fix() -> 
     assert fix_of(*two, "./run.sh --host api.internal --port-name grpc-main")
     assert not fix_of(*two, "./run.sh --host api.internal")
     assert not fix_of("git push --force origin x", "git push --force-with-lease origin x", "git push -f origin x")
+
+
+def test_the_fix_given_another_way_is_the_fix() -> None:
+    """A directory the fix pointed at, moved into first; a switch the fix turned off, in its
+    negative form; a variable the fix set, written out by an earlier step. Another directory,
+    the switch turned on, another value: the mistake again."""
+
+    def fix_of(mistake: str, fix: str, call: str) -> bool:
+        added, dropped = m.call_parts(fix) - m.call_parts(mistake), m.call_parts(mistake) - m.call_parts(fix)
+        return m.is_the_fix(added, dropped, m.call_parts(call))
+
+    workspace = ("pnpm add zod", "pnpm --filter @acme/api add zod")
+    assert fix_of(*workspace, "cd apps/api && pnpm add -E nanoid")
+    assert not fix_of(*workspace, "cd apps/web && pnpm add -E nanoid")
+    assert not fix_of(*workspace, "pnpm add -E nanoid")
+    package = ("swift test", "swift test --package-path Packages/Kit")
+    assert fix_of(*package, "cd Packages/Kit && swift test --filter CurveTests")
+    assert not fix_of(*package, "cd Packages && swift test")
+    moved = ("swift test", "cd Packages/Kit && swift test")
+    assert fix_of(*moved, "swift test --package-path Packages/Kit")
+    assert not fix_of(*moved, "swift test --filter Kit")
+    legacy = ('bq query "select 1"', 'bq query --use_legacy_sql=false "select 1"')
+    assert fix_of(*legacy, "bq query --nouse_legacy_sql --max_rows=5 < daily.sql")
+    assert not fix_of(*legacy, "bq query --max_rows=5 < daily.sql")
+    assert not fix_of("git commit -m x", "git commit --verify -m x", "git commit --no-verify -m y")
+    assert fix_of("git commit -m x", "git commit --no-verify -m x", "git commit --verify=false -m y")
+    port = ("./vendor/bin/sail up -d", "FORWARD_DB_PORT=3307 ./vendor/bin/sail up -d")
+    assert fix_of(*port, "echo FORWARD_DB_PORT=3307 >> .env && ./vendor/bin/sail up -d")
+    assert not fix_of(*port, "echo FORWARD_DB_PORT=3306 >> .env && ./vendor/bin/sail up -d")
+
+
+def test_a_bare_version_flag_is_a_look() -> None:
+    """``mvn -v`` asks for the version: no lesson about running Maven holds it; ``mvn -v package``
+    runs the build."""
+    sig = {"v": 1, "kind": "command", "program": "mvn", "absent": ["env:JAVA_HOME"]}
+    assert not m.check(sig, "Bash", {"command": "mvn -v"})[0]
+    assert m.check(sig, "Bash", {"command": "mvn -v package"})[0]
