@@ -94,6 +94,9 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "yarn": ("exec", "dlx"),
     "bun": ("x",),
     "dotenv": (),
+    "dotenv-cli": (),
+    "env-cmd": (),
+    "direnv": ("exec",),  # "direnv exec <dir> <program> …"
 }
 # Flags of a runner that take a value (skipped when looking for the program).
 _RUNNER_VALUE_FLAGS = {
@@ -480,6 +483,7 @@ class Call:
         runner_verbs = _RUNNERS.get(prog)
         expect_program = runner_verbs is not None and not runner_verbs  # npx X
         verb_done = False
+        via_prog = prog  # the runner a program found next runs under
         python_like = prog in ("python", "pypy")
         i = 1
         prev_flag: str | None = None
@@ -560,6 +564,9 @@ class Call:
                     if verb == "tool" and i < len(argv) and argv[i] == "run":
                         level_words.append(argv[i])
                         i += 1
+                    if prog == "direnv" and i < len(argv):
+                        level_words.append(argv[i])  # the directory whose .envrc it loads
+                        i += 1
                     expect_program = True
                     continue
             if expect_program and not flag_value:
@@ -568,9 +575,13 @@ class Call:
                 self._operand_token(word)
                 if not verb_done:
                     toks.add(f"run:{prog}")
-                self._new_level(program_name(word), prog)
+                self._new_level(program_name(word), via_prog)
                 level_words = self.levels[-1][1]
-                runner_verbs = _RUNNERS.get(program_name(word)) if program_name(word) in ("uv", "pnpm") else None
+                inner = program_name(word)
+                runner_verbs = _RUNNERS.get(inner) if inner in ("uv", "pnpm") or inner in _ENV_LOADERS else None
+                if inner in _ENV_LOADERS:
+                    expect_program, verb_done = not runner_verbs, False  # "npx dotenv-cli -e .env -- x"
+                    via_prog = inner
                 continue
             self._operand(word, level_words)
         if level_words and level_words[0].lower() in _HELP_WORDS:
@@ -592,6 +603,8 @@ class Call:
 
     def _new_level(self, program: str, via: str) -> None:
         self.tokens.add("via:" + via)
+        if via in _ENV_LOADERS:
+            self.tokens.add(ENV_FROM_FILE)
         self.tokens.add("prog:" + program)
         self.levels.append((program, []))
 
@@ -720,6 +733,8 @@ def parse_command(command: str) -> list[Call]:
                 before.append(f"pre:{call.outer} {first[0]}")  # "docker login && docker push": a step of its own
             if call.outer in (".", "source"):
                 before.append("pre:" + ("source" if call.outer == "." else "."))  # one builtin, two names
+                if any(_is_env_file(w) for w in call.argv[1:2]):
+                    before.append(ENV_FROM_FILE)  # "source .env && …": its variables are unknown here
     # ``post:<prog>`` for the commands after it (a fix that adds a step after).
     after: list[str] = []
     for call in reversed(calls):
@@ -727,6 +742,18 @@ def parse_command(command: str) -> list[Call]:
         if call.levels and call.outer not in _NOT_STEPS:
             after.append("post:" + call.outer)
     return calls
+
+
+# A call that loads its environment from a file ("source .env &&", "dotenv -e .env.local --",
+# "direnv exec ."): a variable a lesson finds missing may be set there.
+ENV_FROM_FILE = "env:@file"
+_ENV_LOADERS = {"dotenv", "dotenv-cli", "env-cmd", "direnv"}
+
+
+def _is_env_file(path: str) -> bool:
+    """``.env``, ``.env.local``, ``.envrc``, ``scripts/env.sh``: not a virtualenv's activate script."""
+    base = path.rsplit("/", 1)[-1].lower()
+    return "env" in base and "venv" not in base and "activate" not in base
 
 
 # Line parts that are no step of their own ("cd" is: a fix may be "cd sub && make").
@@ -938,8 +965,8 @@ def is_look(call: Call) -> bool:
             return True
     if not subs and any(f in _LOOK_FLAGS or f.startswith("--list") for f in call.flags):
         return True  # "dotnet --list-sdks", "node --version"
-    if call.argv[1:] in (["-v"], ["-version"]):
-        return True  # "mvn -v", "node -v": the program's version, and nothing else on the line
+    if call.argv[1:] in (["-v"], ["-version"]) and "/" not in call.argv[0] and "." not in call.argv[0]:
+        return True  # "mvn -v", "node -v": the version, nothing else ("./smoke.sh -v" may be verbose)
     if subs[:1] == ["remote"] and call.program == "git":
         return subs[1:2] in ([], ["show"], ["get-url"])  # "git remote -v"; "git remote add" changes things
     if subs[:1] == ["env"] and call.program == "go":
@@ -1160,9 +1187,15 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
         return False, f"{program} {first[0]} is local"
     # The variables the call sets, read once for every absent item (a fix may set one instead).
     envs = [t[4:] for t in call.tokens if t.startswith("env:") and "=" not in t] if absent else []
+    from_file = ENV_FROM_FILE in call.tokens and any(a.startswith("env:") for a in absent)
+    if from_file and isinstance(signature.get("fix"), str):
+        # Unless the fix loaded that file too and still had to set the variable.
+        from_file = not any(ENV_FROM_FILE in c.tokens for c in _parsed_for_check(signature["fix"]))
     for item in absent:
         if _item_hit(item, call.tokens):
             return False, f"has {item} (the fix)"
+        if from_file and item.startswith("env:"):
+            return False, f"loads its environment from a file ({item[4:]} may be set there)"
         for env in _FLAG_ENV.get((program, item), ()):
             if f"env:{env}" in call.tokens:
                 return False, f"has {env} (the fix, as the environment)"

@@ -421,3 +421,29 @@ def test_a_bare_version_flag_is_a_look() -> None:
     sig = {"v": 1, "kind": "command", "program": "mvn", "absent": ["env:JAVA_HOME"]}
     assert not m.check(sig, "Bash", {"command": "mvn -v"})[0]
     assert m.check(sig, "Bash", {"command": "mvn -v package"})[0]
+
+
+def test_a_call_that_loads_its_environment_from_a_file_is_not_held_for_a_missing_variable() -> None:
+    """``source .env && mvn package``, ``dotenv -e .env.local -- …``, ``direnv exec . …``: the
+    variable a lesson finds missing may be set in that file. A virtualenv's activate script sets no
+    project variable; and when the fix itself loaded the file and still set the variable, loading
+    it is the mistake again."""
+    sig = {"v": 1, "kind": "command", "program": "mvn", "absent": ["env:JAVA_HOME"]}
+    for call in (
+        "source .envrc && mvn package",
+        "set -a && . ./.env && mvn package",
+        "dotenv -e .env.local -- mvn package",
+        "npx dotenv-cli -e .env -- mvn package",
+        "direnv exec . mvn package",
+    ):
+        assert not m.check(sig, "Bash", {"command": call})[0], call
+    for call in ("mvn package", "source .venv/bin/activate && mvn package"):
+        assert m.check(sig, "Bash", {"command": call})[0], call
+    loaded = {**sig, "fix": "source .env && JAVA_HOME=/opt/jdk21 mvn package"}
+    assert m.check(loaded, "Bash", {"command": "source .env && mvn package"})[0]
+    # A runner that loads the environment still runs the program: a lesson about it applies.
+    assert m.check(
+        {"v": 1, "kind": "command", "program": "mvn", "sub": ["deploy"]},
+        "Bash",
+        {"command": "direnv exec . mvn deploy"},
+    )[0]
