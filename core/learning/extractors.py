@@ -79,11 +79,15 @@ BUILD_RE = re.compile(
 # the message; "don't"/"never" must be followed by a verb-ish word.
 _CORRECTION_RES = [
     re.compile(r"(?i)^\s*(?:no|nope|wrong|stop|wait)\b[\s,.!:;-]"),
-    re.compile(r"(?i)\b(?:don'?t|do not|never|stop|avoid)\s+[`'\"]?(?:\w+)"),
+    re.compile(r"(?i)\b(?:don'?t|do not|never|stop|avoid)\s+[`'\"]?-{0,2}(?:\w+)"),  # "never -x here"
     re.compile(r"(?i)\binstead\b"),
     re.compile(r"(?i)\b(?:that'?s|that is|this is)\s+(?:wrong|incorrect|not (?:right|what))"),
     re.compile(r"(?i)\bshould(?:n'?t| not)\b"),
     re.compile(r"(?i)\b(?:please\s+)?(?:always|only)\s+use\b"),
+    # "Always pass the env's values file", "always add --no-update": an instruction about every such call.
+    re.compile(r"(?i)(?:^|[.!?;:—–]\s*)(?:please\s+)?always\s+(?:pass|add|set|give|include|specify|run|go|put|keep)\b"),
+    # "Revert that and use …", "undo it": what the agent just did was wrong.
+    re.compile(r"(?i)\b(?:revert|undo|roll\s*back)\s+(?:that|this|it|those|these)\b"),
     # "we use pnpm here, not npm", "use uv, not pip", "not npm — use pnpm add"
     re.compile(r"(?i)\bwe\s+(?:always\s+)?(?:use|run)\s+[`'\"]?[\w./@:+-]+[^.!?\n]{0,40}?,?\s+not\s+[`'\"]?\w"),
     re.compile(r"(?i)\buse\s+[`'\"]?[\w./@:+-]+(?:\s+[\w./@:+-]+)?[`'\"]?\s*[,;—–-]\s*not\s+[`'\"]?\w"),
