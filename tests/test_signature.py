@@ -689,3 +689,22 @@ def test_a_step_the_advice_runs_before_the_call_is_the_fix() -> None:
     )
     assert rebase is not None and hit(rebase, "git rebase -i HEAD~5")
     assert not hit(rebase, "GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash origin/main")
+
+
+def test_a_fix_that_compares_a_calls_result_keys_on_that_call_used_as_is() -> None:
+    """``array_search(…)`` → ``array_search(…) !== false``: the mistake is the call's result used as
+    a condition, in any file and with any arguments; the compared call and other code pass."""
+    sig = sg.derive_code(
+        "        if (array_search($planId, $this->planIds)) {\n",
+        "        if (array_search($planId, $this->planIds) !== false) {\n",
+        "app/Services/PlanResolver.php",
+    )
+    assert sig is not None
+
+    def held(code: str) -> bool:
+        return matches(sig, "Edit", {"file_path": "app/Policies/TeamPolicy.php", "old_string": "", "new_string": code})
+
+    assert held("        if (! array_search($role, $this->managerRoles)) {\n")
+    assert not held("        if (array_search($role, $this->roles) !== false) {\n")
+    assert not held("        if (! in_array($role, $this->managerRoles, true)) {\n")
+    assert not held("        $plans = Plan::query()->orderBy('price')->get();\n")

@@ -1021,6 +1021,37 @@ def _callee(bt: list[str], lines: list[int], i: int) -> tuple[int, int] | None:
     return None
 
 
+# What a fix puts right after a call to compare its result: "!= =" is how "!==" tokenizes.
+_COMPARE_OPENERS = frozenset({"!=", "==", "=", "is", "<", ">", "<=", ">=", "===", "!=="})
+# A call's arguments, one level of nested parentheses deep, on one line.
+_ARGS_RX = r"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)"
+
+
+def _result_used_as_is(bt: list[str], lines: list[int], i: int) -> tuple[str, str] | None:
+    """For a call that closes just before token ``i``: a regex for that call (its own name,
+    literally; the receiver left out) followed by ``bt[i]``, and a label. None when the ``)``
+    closes no named call on the line."""
+    depth = 0
+    for k in range(i - 1, -1, -1):
+        if lines[k] != lines[i - 1]:
+            return None
+        if bt[k] == ")":
+            depth += 1
+        elif bt[k] == "(":
+            depth -= 1
+            if depth == 0:
+                if k == 0 or not _IDENT_RE.match(bt[k - 1]):
+                    return None
+                name = bt[k - 1]
+                member = k >= 2 and bt[k - 2] in (".", "::", "?.", "->")
+                if name in KEYWORDS and not member:
+                    return None  # "if (x) {", "while (…)": no call
+                head = (r"(?:\.|::|\?\.|->)\s*" if member else r"\b") + re.escape(name)
+                label = f"{'.' if member else ''}{name}(…) {bt[i]}"
+                return rf"{head}\s*{_ARGS_RX}\s*{re.escape(bt[i])}", label
+    return None
+
+
 # Modules and global objects code calls into: a changed member of one is that module's API.
 MODULE_NAMES = frozenset(
     {
@@ -1108,6 +1139,12 @@ def derive_code(bad: str, good: str, path: str) -> dict[str, Any] | None:
                         [rf"\b{re.escape(kw)}\s*="],
                         f"{''.join(callee)}…) without {kw}=",
                     )
+        if i1 == i2 and inserted and 0 < i1 < len(bt) and bt[i1 - 1] == ")" and inserted[0] in _COMPARE_OPENERS:
+            # The fix compared a call's result ("array_search(…) !== false", "re.match(…) is not None"):
+            # the mistake is that call's result used as it is, in any code ("if (! array_search(…))").
+            used_as_is = _result_used_as_is(bt, lines, i1)
+            if used_as_is is not None:
+                consider(7.0, [used_as_is[0]], [], used_as_is[1])
         # Windows around the change, on the lines it touches.
         new_lines = i1 == i2 and _whole_lines(glines, j1, j2)
         if i2 > i1:
