@@ -787,7 +787,7 @@ def call_parts(command: str) -> set:
     """What a shell line does, as comparable parts (flags, values, operands, subcommands,
     runners, environment, and ``cd:<dir>`` for a directory it moves into): the fix guard
     compares a call's parts with what a lesson's fix added to its mistake and what it took away."""
-    parts = set()
+    parts: set = set()
     for call in _parsed_for_check(command):
         parts.update(t for t in call.tokens if not t.startswith(_NOT_PARTS))
         if call.outer in ("cd", "pushd") and call.argv[1:]:
