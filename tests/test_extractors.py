@@ -520,6 +520,14 @@ def test_a_rejected_edit_is_the_bad_code_its_fixing_edit_replaces() -> None:
         ("./gradlew assembleDebug", False),
         ("mvn -pl api -am package -DskipTests", False),
         ("mvn -Dtest=FooTest package", False),
+        # A framework's task runner, and sbt's test tasks
+        ("./vendor/bin/sail artisan test --filter=PlanResolverTest", True),
+        ("php artisan migrate", False),
+        ("bin/rails test test/models", True),
+        ("bin/rails db:migrate", False),
+        ("sbt 'pipeline/testOnly *SessionizerSpec'", True),
+        ("sbt core/test", True),
+        ("sbt pipeline/assembly", False),
     ],
 )
 def test_a_test_goal_of_maven_or_gradle_is_a_test_run(command: str, is_test: bool) -> None:

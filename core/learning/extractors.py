@@ -374,7 +374,7 @@ _TEST_PROGRAMS = {
 _TEST_SUBS = {"test", "t", "tests", "nextest", "unit", "check", "spec", "e2e", "integration", "verify"}
 _SUB_TEST_PROGRAMS = {"npm", "pnpm", "yarn", "bun", "deno", "go", "cargo", "dotnet", "mix", "swift", "zig",
                       "mvn", "mvnw", "gradle", "gradlew", "make", "just", "task", "sbt", "lein", "stack", "cabal",
-                      "rake", "bundle", "composer", "flutter", "dart", "meson", "ninja", "bazel", "buck"}  # fmt: skip
+                      "rake", "rails", "bundle", "composer", "flutter", "dart", "meson", "ninja", "bazel", "buck"}  # fmt: skip
 
 
 def is_test_command(command: str) -> bool:
@@ -392,9 +392,15 @@ def is_test_command(command: str) -> bool:
         if "--test" in call.flags and "node" in progs or "bun" in progs and "test" in call.tokens:
             return True
         for prog, words in call.levels:
+            bare = [w.lower() for w in words if not w.startswith("-")][:4]
+            if bare[1:2] and bare[0] in _TASK_HOSTS and bare[1].split(":", 1)[0] in _TEST_SUBS:
+                return True  # "php artisan test", "sail artisan test", "bin/rails test", "python manage.py test"
+            if prog in ("sbt", "mill") and any(
+                task.rsplit("/", 1)[-1].startswith("test") for w in bare for task in re.split(r"[\s;]+", w) if task
+            ):
+                return True  # "sbt testOnly *Spec", "sbt 'pipeline/testOnly x'", "sbt core/test"
             if prog not in _SUB_TEST_PROGRAMS:
                 continue
-            bare = [w.lower() for w in words if not w.startswith("-")][:4]
             if not bare:
                 continue
             first = bare[1] if bare[0] == "run" and len(bare) > 1 else bare[0]
@@ -408,6 +414,9 @@ def is_test_command(command: str) -> bool:
             return True  # "./mvnw -pl x -am test": a goal after a switch; ":app:testDebugUnitTest"
     return bool(TEST_RE.search(command))
 
+
+# A framework's command runner, run by another program: its first word is the task ("php artisan test").
+_TASK_HOSTS = frozenset({"artisan", "manage.py", "rails", "bin/rails", "rake", "console", "bin/console"})
 
 # Build tools whose goals or tasks may follow any option, in any order.
 _GOAL_PROGRAMS = frozenset({"mvn", "mvnw", "gradle", "gradlew"})
