@@ -659,9 +659,9 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
             if looked > LOOKAHEAD:
                 break
             if not related(cmd, c) and not any(related(_shell_cmd(f), c) for f in episode.failures):
-                if nxt.failed:
+                if nxt.failed and not _system_setup(c):
                     break
-                continue  # an unrelated step that worked: keep looking for the fix
+                continue  # an unrelated step that worked, or a failed try at the machine's setup: keep looking
             if nxt.failed:
                 episode.failures.append(nxt)
                 used.add(j)
@@ -671,6 +671,16 @@ def _episodes(steps: list[Step]) -> list[_Episode]:
             break
         out.append(episode)
     return out
+
+
+# Installing into the machine itself: a failed try ("sudo apt-get install libpq-dev" with no
+# sudo) is a detour inside the task, not a new task.
+_SYSTEM_INSTALLERS = frozenset({"apt", "apt-get", "brew", "yum", "dnf", "apk", "pacman", "port", "zypper", "choco"})
+
+
+def _system_setup(command: str) -> bool:
+    words = command.split()
+    return bool(words) and (words[0] == "sudo" or program_of(command) in _SYSTEM_INSTALLERS)
 
 
 def _same_program_fix(steps: list[Step], j: int, failed: str) -> Step | None:
