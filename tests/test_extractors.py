@@ -77,6 +77,23 @@ def test_error_then_success_names_what_changed() -> None:
     assert "prefer:npm install" in cand.tags and "avoid:npm ci" in cand.tags
 
 
+def test_a_failed_try_at_the_machines_setup_does_not_end_the_episode() -> None:
+    """``uv add psycopg2`` fails, ``sudo apt-get install libpq-dev`` fails (no sudo), then
+    ``uv add "psycopg[binary]"`` works: that is the fix. A failure of another task still ends it."""
+    build = "error: pg_config executable not found."
+    entries = [user("add a postgres driver")]
+    entries += bash("uv add psycopg2", build, error=True)
+    entries += bash("sudo apt-get install -y libpq-dev", "sudo: a password is required", error=True)
+    entries += bash('uv add "psycopg[binary]"', "Installed 2 packages")
+    (cand,) = ex.error_then_success(entries)
+    assert cand.trigger == "uv add psycopg2" and "psycopg[binary]" in cand.text
+    other = [user("add a postgres driver")]
+    other += bash("uv add psycopg2", build, error=True)
+    other += bash("docker compose up -d", "Error: port is already allocated", error=True)
+    other += bash('uv add "psycopg[binary]"', "Installed 2 packages")
+    assert ex.error_then_success(other) == []
+
+
 def test_identical_retry_that_succeeds_teaches_nothing() -> None:
     entries = bash("curl -sf http://localhost:8080/health", "Exit code 7\ncurl: (7) Failed to connect", error=True)
     entries += bash("curl -sf http://localhost:8080/health", "ok")
