@@ -708,3 +708,16 @@ def test_a_fix_that_compares_a_calls_result_keys_on_that_call_used_as_is() -> No
     assert not held("        if (array_search($role, $this->roles) !== false) {\n")
     assert not held("        if (! in_array($role, $this->managerRoles, true)) {\n")
     assert not held("        $plans = Plan::query()->orderBy('price')->get();\n")
+
+
+def test_a_lesson_that_says_every_call_of_its_program_keys_on_the_program() -> None:
+    """ "add --region eu-central-1 to aws calls": every aws call without it, whatever service;
+    a lesson that names only its own subcommand keeps it."""
+    text = "millbrook's default region here is us-east-1 — add --region eu-central-1 to aws calls."
+    sig = sg.derive_from_trigger("aws ecs list-services --cluster millbrook-staging", text)
+    assert sig is not None and not sig.get("sub") and "--region" in sig["absent"]
+    assert matches(sig, "Bash", {"command": "aws logs tail /ecs/millbrook-api --since 1h"})
+    assert not matches(sig, "Bash", {"command": "aws logs tail /ecs/millbrook-api --region eu-central-1"})
+    narrow = {"kind": "command", "program": "kubectl", "sub": ["apply"], "absent": ["--context"]}
+    assert sg.for_every_call(narrow, "kubectl apply needs --context staging") == narrow
+    assert "sub" not in sg.for_every_call(narrow, "every kubectl command needs --context staging")

@@ -1640,7 +1640,7 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     sig = _derive_from_trigger(trigger, text)
     if sig is not None and sig.get("kind") == "command":
         step = _forbidden_step((trigger or "").strip(), text)
-        sig = _known_aliases(advice_guard(_with_listed_aliases(sig, text), step, text))
+        sig = _known_aliases(advice_guard(for_every_call(_with_listed_aliases(sig, text), text), step, text))
         trigger_is_fix = " ".join(str(sig.get("fix") or "").split()) == " ".join((trigger or "").split())
         missed = (
             not check(sig, "Bash", {"command": work_text(step)})[0] and not check(sig, "Bash", {"command": step})[0]
@@ -1694,6 +1694,23 @@ def _in_a_step_before(text: str, at: int, program: str) -> bool:
 
 _ADVISED_STEP_RE = re.compile(r"`([^`\n]{2,120}?)\s*&&\s*(?:…|\.\.\.)?\s*`")
 _SETUP_STEP_RE = re.compile(r"(?<![\w-])(source|\.|nvm|direnv|conda|mise)\s+[^\s`]+(?:\s+[^\s`&;]+)?\s*(?:&&|;)")
+
+
+def for_every_call(sig: dict[str, Any], text: str) -> dict[str, Any]:
+    """A lesson whose words say what it lacks belongs on every call of its program ("pass
+    --region eu-central-1 on aws calls", "every kubectl command needs --context"): keyed on the
+    program and what to add, not on the subcommand or target of the call it was learned from."""
+    program = str(sig.get("program") or "")
+    if sig.get("kind") != "command" or not program or not sig.get("absent") or not text:
+        return sig
+    name = re.escape(program)
+    every = (
+        rf"(?i)\b(?:(?:on|to|for|with|in)\s+(?:all\s+|every\s+|any\s+)?|all\s+|every\s+|any\s+)"
+        rf"`?{name}`?\s+(?:calls?|commands?|invocations?|runs?)\b"
+    )
+    if not re.search(every, text):
+        return sig
+    return {k: v for k, v in sig.items() if k not in ("sub", "present", "scope")}
 
 
 def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]:
