@@ -93,3 +93,16 @@ def test_the_hook_client_alone_passes_the_advised_call(taught_jest: tuple[Path, 
     assert held.returncode == 2, held.stderr
     fix = _pre(home, "npx jest --config tools/jest.base.ts src/services", project, session="s2")
     assert (fix.returncode, fix.stderr) == (0, ""), fix.stderr
+
+
+def test_a_directory_the_advice_says_to_cd_into_is_the_fix() -> None:
+    """ "(or cd into apps/<pkg> first)": a call that moves into such a directory follows the
+    advice, however short the directory's fixed part; another directory does not."""
+    text = (
+        "a pnpm workspace: never pnpm add at the root — pnpm --filter @acme/<pkg> add … (or cd into apps/<pkg> first)."
+    )
+    advised = advised_parts(text, "pnpm add zod")
+    assert "cd:apps/*" in advised
+    assert follows_advice(advised, call_parts("cd apps/api && pnpm add -E nanoid"))
+    assert not follows_advice(advised, call_parts("cd packages/x && pnpm add nanoid"))
+    assert not follows_advice(advised, call_parts("pnpm add nanoid"))

@@ -30,6 +30,7 @@ _NEGATION_RE = re.compile(
 _CLAUSE_END_RE = re.compile(r"[.;!?]\s|[;:]\s|\n|\s[—–]\s")
 _WORD_RE = re.compile(r"[^\s`'\"(),]+")
 _PLACEHOLDER_TAIL_RE = re.compile(r"(?:<[^<>\s]*>|\{[^{}\s]*\}|\[[^\[\]\s]*\]|…|\.\.\.|\bX\b).*$")
+_CD_BEFORE_RE = re.compile(r"(?i)\bcd\s+(?:in(?:to)?\s+|to\s+)?$")  # "cd into " just before a path
 MIN_STEM = 8  # a placeholder's fixed part must say this much ("docker.pkg.dev/quill-prod/app/")
 
 
@@ -73,9 +74,15 @@ def _advised(text: str, trigger: str) -> tuple[str, ...]:
         value = norm_value(word) if stem == word else stem
         if not value or value in mistake_words or value in (trigger or ""):
             continue
+        clause = text[starts[bisect.bisect_right(starts, m.start()) - 1] : m.start()]
+        if _CD_BEFORE_RE.search(clause) and "/" in value and not _NEGATION_RE.search(clause):
+            # "or cd into apps/<pkg> first": moving into such a directory is the fix (a ``cd:`` part).
+            item = "cd:" + value.lower().rstrip("/") + ("/*" if stem != word else "")
+            if item not in out:
+                out.append(item)
+            continue
         if stem != word and len(stem) < MIN_STEM:
             continue
-        clause = text[starts[bisect.bisect_right(starts, m.start()) - 1] : m.start()]
         if not _distinctive(value) or _NEGATION_RE.search(clause):
             continue
         item = value if stem == word else value + "*"
