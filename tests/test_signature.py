@@ -721,3 +721,13 @@ def test_a_lesson_that_says_every_call_of_its_program_keys_on_the_program() -> N
     narrow = {"kind": "command", "program": "kubectl", "sub": ["apply"], "absent": ["--context"]}
     assert sg.for_every_call(narrow, "kubectl apply needs --context staging") == narrow
     assert "sub" not in sg.for_every_call(narrow, "every kubectl command needs --context staging")
+
+
+def test_a_fix_the_advice_names_as_part_of_the_mistake_keys_on_what_it_leaves_out() -> None:
+    """ "never docker compose down -v …; use docker compose down": the advised call is the mistake
+    without ``-v``, so ``-v`` is the mistake and the advised call passes."""
+    text = "never docker compose down -v / --volumes — it wipes the db volume; use docker compose down, or docker compose restart db."
+    sig = sg.derive_from_trigger("docker compose down -v", text)
+    assert sig is not None and "-v|--volumes" in (sig.get("present") or [])
+    assert matches(sig, "Bash", {"command": "docker compose down --volumes --remove-orphans"})
+    assert not matches(sig, "Bash", {"command": "docker compose down --remove-orphans"})

@@ -1929,6 +1929,20 @@ def _dockerfile_sig(trigger: str, text: str) -> dict[str, Any] | None:
     return _advised_sig({"v": SIG_VERSION, "kind": "edit", "glob": DOCKERFILE_GLOB}, found)
 
 
+_ADVISING_VERB_RE = re.compile(r"(?i)\b(?:use|run|prefer|try|just)\s+`?$")
+
+
+def _advised_as_is(fix: str, text: str) -> bool:
+    """The advice tells to run ``fix`` as it is ("never docker compose down -v; use docker
+    compose down"): a call that is part of the mistake, advised by a verb just before it."""
+    start = text.find(fix)
+    while start >= 0:
+        if _ADVISING_VERB_RE.search(text[max(0, start - 12) : start]):
+            return True
+        start = text.find(fix, start + 1)
+    return False
+
+
 def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     trigger = (trigger or "").strip()
     m = _EDIT_TRIGGER_RE.match(trigger)
@@ -1969,6 +1983,7 @@ def _derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
             and fcall is not None
             and {t for t in fcall.tokens if not t.startswith(("exe:", "prog:"))} <= mine
             and not _pathed_over_bare(fcall, call)
+            and not _advised_as_is(fix, text)
         ):
             continue  # the prose only mentions the mistake (or part of it)
         if fix not in backticked and fcall is not None and not _looks_like_a_fix(fcall, call, fix):
