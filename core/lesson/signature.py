@@ -1705,8 +1705,8 @@ def for_every_call(sig: dict[str, Any], text: str) -> dict[str, Any]:
         return sig
     name = re.escape(program)
     every = (
-        rf"(?i)\b(?:(?:on|to|for|with|in)\s+(?:all\s+|every\s+|any\s+)?|all\s+|every\s+|any\s+)"
-        rf"`?{name}`?\s+(?:calls?|commands?|invocations?|runs?)\b"
+        rf"(?i)\b(?:(?:on|to|for|in)\s+(?:all\s+|every\s+|any\s+)?|all\s+|every\s+|any\s+)"
+        rf"`?{name}`?\s+(?:calls|commands|invocations|(?:call|command|invocation)\b(?!\s+-))\b"
     )
     if not re.search(every, text):
         return sig
