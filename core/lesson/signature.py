@@ -1934,10 +1934,13 @@ _ADVISING_VERB_RE = re.compile(r"(?i)\b(?:use|run|prefer|try|just)\s+`?$")
 
 def _advised_as_is(fix: str, text: str) -> bool:
     """The advice tells to run ``fix`` as it is ("never docker compose down -v; use docker
-    compose down"): a call that is part of the mistake, advised by a verb just before it."""
+    compose down"): a call that is part of the mistake, advised by a verb just before it and
+    ending its clause."""
     start = text.find(fix)
     while start >= 0:
-        if _ADVISING_VERB_RE.search(text[max(0, start - 12) : start]):
+        after = text[start + len(fix) :]
+        # As it is: the clause ends there ("use docker compose down, or …"), not "run cargo test with …".
+        if _ADVISING_VERB_RE.search(text[max(0, start - 12) : start]) and re.match(r"`?\s*(?:[,.;:)]|$|or\b)", after):
             return True
         start = text.find(fix, start + 1)
     return False
