@@ -175,6 +175,15 @@ def _same_words(program: str, words: list[str]) -> list[str]:
     return [table.get(w, w) for w in words] if table else list(words)
 
 
+def _same_sub(program: str, have: list[str], sub: list[str]) -> bool:
+    """The call's subcommand words are the signature's: word by word, any of a ``build|test``
+    word's alternatives, synonyms of the program alike."""
+    if len(have) != len(sub):
+        return False
+    mine = _same_words(program, have)
+    return all(word in _same_words(program, want.split("|")) for word, want in zip(mine, sub, strict=True))
+
+
 # Programs whose bare words are tasks run in order, any of which may be the one a lesson is about.
 TASK_RUNNERS = {"make", "gradle", "gradlew", "mvn", "mvnw", "rake", "ant", "just", "task", "invoke", "sbt", "bazel"}
 _LOOK_FLAGS = {"--version", "-V", "--info"}
@@ -1167,9 +1176,9 @@ def check_call(signature: dict, call: Call) -> tuple[bool, str]:
             have = [w.lower() for w in call.argv[start + 1 :] if not w.startswith("-") and "=" not in w]
             # "clean" only clears the output first: a lesson about "mvn clean install" is about installing.
             need = [s for s in sub if s != "clean"] or sub
-            if not all(s in have for s in need):
+            if not all(any(a in have for a in s.split("|")) for s in need):
                 return False, f"{program} {' '.join(have) or '(no task)'} does not run {' '.join(sub)}"
-        elif _same_words(program, have[: len(sub)]) != _same_words(program, sub):
+        elif not _same_sub(program, have[: len(sub)], sub):
             return False, f"{program} {' '.join(have) or '(no subcommand)'} is not {program} {' '.join(sub)}"
     for item in signature.get("present") or []:
         if not _item_hit(str(item), call.tokens):

@@ -731,3 +731,19 @@ def test_a_fix_the_advice_names_as_part_of_the_mistake_keys_on_what_it_leaves_ou
     assert sig is not None and "-v|--volumes" in (sig.get("present") or [])
     assert matches(sig, "Bash", {"command": "docker compose down --volumes --remove-orphans"})
     assert not matches(sig, "Bash", {"command": "docker compose down --remove-orphans"})
+
+
+def test_subcommands_the_lesson_names_as_siblings_are_each_the_mistake() -> None:
+    """ "dotnet build/test/restore must name one": every one of them without it is the mistake,
+    another subcommand is not, and the same words spaced apart ("compose down / restart") name
+    no siblings."""
+    text = (
+        "the root has two solution files: dotnet build/test/restore must name one (dotnet test App.sln), else MSB1011."
+    )
+    sig = sg.derive_from_trigger("dotnet test -c Release", text)
+    assert sig is not None and sig["sub"] == ["build|test|restore"]
+    assert matches(sig, "Bash", {"command": "dotnet build"})
+    assert matches(sig, "Bash", {"command": "dotnet restore"})
+    assert not matches(sig, "Bash", {"command": "dotnet run --project src/Api"})
+    down = {"v": 1, "kind": "command", "program": "docker", "sub": ["compose", "down"], "present": ["-v|--volumes"]}
+    assert sg.with_named_siblings(down, "never docker compose down -v; use docker compose down / restart") == down

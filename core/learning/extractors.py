@@ -1088,7 +1088,7 @@ def _correction_candidate(mistake: Step, text: str, steps: list[Step], after: in
         else:
             sig = sg.derive_command(cmd, fix, why=text) or (sg.derive_command(cmd, None, why=text) if fix else None)
         if sig is not None and text:
-            sig = sg.for_every_call(sig, text)  # "always pass --context to kubectl commands"
+            sig = sg.with_named_siblings(sg.for_every_call(sig, text), text)  # "… to kubectl commands"
         mistake_desc = sg.describe_call(cmd)
         fix_desc = sg.describe_call(fix) if fix else None
     else:
@@ -1327,7 +1327,8 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
             cmd, fix, why=body, named_drops_only=from_text and fix is not None
         ) or sg.derive_command(cmd, None, why=body)
         if sig is not None and sig.get("kind") == "command":
-            sig = sg.advice_guard(sg.for_every_call(sig, body), cmd, body)  # what the line says to add is the fix
+            sig = sg.with_named_siblings(sg.for_every_call(sig, body), body)
+            sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
         sig = _unless_it_holds_the_advice(sig, body, cmd)
         trigger = mistake.action if cmd == _shell_cmd(mistake) else cmd
         return trigger, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None

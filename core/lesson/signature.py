@@ -1640,7 +1640,9 @@ def derive_from_trigger(trigger: str, text: str = "") -> dict[str, Any] | None:
     sig = _derive_from_trigger(trigger, text)
     if sig is not None and sig.get("kind") == "command":
         step = _forbidden_step((trigger or "").strip(), text)
-        sig = _known_aliases(advice_guard(for_every_call(_with_listed_aliases(sig, text), text), step, text))
+        sig = _known_aliases(
+            advice_guard(with_named_siblings(for_every_call(_with_listed_aliases(sig, text), text), text), step, text)
+        )
         trigger_is_fix = " ".join(str(sig.get("fix") or "").split()) == " ".join((trigger or "").split())
         missed = (
             not check(sig, "Bash", {"command": work_text(step)})[0] and not check(sig, "Bash", {"command": step})[0]
@@ -1711,6 +1713,27 @@ def for_every_call(sig: dict[str, Any], text: str) -> dict[str, Any]:
     if not re.search(every, text):
         return sig
     return {k: v for k, v in sig.items() if k not in ("sub", "present", "scope")}
+
+
+def with_named_siblings(sig: dict[str, Any], text: str) -> dict[str, Any]:
+    """A lesson whose words name its subcommand among siblings ("dotnet build/test/restore must
+    name a solution", "terraform plan/apply need -var-file") is about each of them: its last
+    subcommand word becomes ``build|test|restore``. Only the slash form, written right after the
+    program and the subcommand words before it; a sibling the fix runs stays out."""
+    program, sub = str(sig.get("program") or ""), [str(w) for w in sig.get("sub") or []]
+    if sig.get("kind") != "command" or not program or not sub or not text or "|" in sub[-1]:
+        return sig
+    head = r"\s+".join(re.escape(w) for w in [program, *sub[:-1]])
+    fix_call = pick_call(str(sig.get("fix") or ""))
+    fix_sub = [w.lower() for w in fix_call.sub(program, len(sub))] if fix_call is not None else []
+    for m in re.finditer(rf"(?i)(?<![\w/-]){head}\s+((?:[a-z][\w-]*/)+[a-z][\w-]*)(?![\w/-])", text):
+        words = [w.lower() for w in m.group(1).split("/")]
+        if sub[-1].lower() not in words or len(words) > 5:
+            continue
+        siblings = [w for w in words if w == sub[-1].lower() or w not in fix_sub[-1:]]
+        if len(siblings) > 1:
+            return {**sig, "sub": [*sub[:-1], "|".join(siblings)]}
+    return sig
 
 
 def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]:
