@@ -747,3 +747,14 @@ def test_subcommands_the_lesson_names_as_siblings_are_each_the_mistake() -> None
     assert not matches(sig, "Bash", {"command": "dotnet run --project src/Api"})
     down = {"v": 1, "kind": "command", "program": "docker", "sub": ["compose", "down"], "present": ["-v|--volumes"]}
     assert sg.with_named_siblings(down, "never docker compose down -v; use docker compose down / restart") == down
+
+
+def test_a_step_of_the_same_program_the_advice_runs_first_is_the_fix() -> None:
+    """ "always terraform workspace select <env> && terraform plan/apply …": the plan or apply run
+    after that step is the fix; without it, the mistake."""
+    text = "one workspace per env; always terraform workspace select <env> && terraform plan/apply -var-file=envs/<env>.tfvars."
+    sig = sg.derive_from_trigger("terraform plan -var-file=envs/prod.tfvars", text)
+    assert sig is not None and "pre:terraform workspace" in sig["absent"]
+    assert matches(sig, "Bash", {"command": "terraform apply -var-file=envs/staging.tfvars"})
+    fix = "terraform workspace select staging && terraform apply -var-file=envs/staging.tfvars"
+    assert not matches(sig, "Bash", {"command": fix})

@@ -1772,11 +1772,19 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
         if not after or program_name(after[0].strip("`'\"")) != call.program:
             continue
         start = max(text.rfind(sep, 0, found.start()) for sep in ("&&", ";", "(", ": ", ". ", "`"))
-        head = next((w.strip("`'\"") for w in text[start + 1 : found.start()].split() if w.lower() not in _ENGLISH), "")
+        words = [w.strip("`'\"") for w in text[start + 1 : found.start()].split()]
+        at = next((k for k, w in enumerate(words) if w.lower() not in _ENGLISH), -1)
+        head = words[at] if at >= 0 else ""
         before = text[: found.start()]
-        if not head or head.startswith("-") or program_name(head) == call.program or _negated(before[start + 1 :]):
+        if not head or head.startswith("-") or _negated(before[start + 1 :]):
             continue
         step = "pre:" + program_name(head)
+        if program_name(head) == call.program:
+            # "terraform workspace select <env> && terraform plan": a step of the program's own.
+            first = words[at + 1] if at + 1 < len(words) else ""
+            if not re.fullmatch(r"[a-z][\w-]*", first) or first in call.sub(call.program, 1):
+                continue
+            step += " " + first
         if step not in call.tokens and step not in absent and step not in extra and head in KNOWN_PROGRAMS | {"cd"}:
             extra.append(step)
     # A step the advice says to put first, written as such: "always put `terraform workspace
