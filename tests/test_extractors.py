@@ -572,3 +572,59 @@ def test_a_marker_forbidding_a_function_in_prose_is_a_code_pattern() -> None:
     good = 'order = Code.to_existing(params["order"])\n'
     assert not matches(sig, "Edit", {"file_path": "lib/app/other.ex", "old_string": "", "new_string": good})
     assert not matches(sig, "Edit", {"file_path": "web/app.py", "old_string": "", "new_string": bad})
+
+
+@pytest.mark.parametrize(
+    ("session", "line", "held", "passed"),
+    [
+        (  # the line quotes the fix; the session's failure is the mistake
+            [
+                ("docker run -d -p 5432:5432 postgres:16", "Error: port is already allocated", True),
+                ("docker run -d -p 5433:5432 postgres:16", "abc123", False),
+            ],
+            "GOTCHA: the host's own Postgres holds 5432 here; map the container to 5433 (docker run -p 5433:5432 …).",
+            ["docker run -d -p 5432:5432 postgres:16"],
+            ["docker run --rm -p 5433:5432 -e POSTGRES_PASSWORD=x postgres:16"],
+        ),
+        (  # a prose command runs into a word of prose ("deadlocks"): the session's call is the mistake
+            [("pytest -n 8 tests/", "deadlock", True), ("pytest -n 2 tests/", "ok", False)],
+            "LEARNING: with the shared DB fixture, pytest -n 8 deadlocks; use at most -n 2.",
+            ["pytest -n 8 tests/api"],
+            ["pytest -n 2 tests/api"],
+        ),
+        (  # a step of the same program before the call
+            [
+                ("git push origin feature/x", "rejected non-fast-forward", True),
+                ("git pull --rebase origin feature/x && git push origin feature/x", "ok", False),
+            ],
+            "LEARNING: feature branches here get CI bot commits; git pull --rebase before git push.",
+            ["git push origin feature/y"],
+            ["git pull --rebase origin feature/y && git push origin feature/y"],
+        ),
+        (  # a short flag the line offers as the other way
+            [("helm upgrade api charts/api --set image.tag=1.2", "ok", False)],
+            "GOTCHA: helm upgrade api without --reuse-values drops the prod overrides; always pass --reuse-values (or -f values/prod.yaml).",
+            ["helm upgrade api charts/api --set image.tag=1.3"],
+            ["helm upgrade api charts/api -f values/prod.yaml --set image.tag=1.3"],
+        ),
+        (  # the call the line forbids, not the one it tells to run
+            [("terraform apply -auto-approve", "Apply complete!", False)],
+            "GOTCHA: never terraform apply -auto-approve in prod; run terraform plan -out=tfplan and apply the plan file.",
+            ["terraform apply -auto-approve"],
+            ["terraform apply tfplan", "terraform plan -out=tfplan"],
+        ),
+    ],
+)
+def test_a_marker_line_keys_on_the_mistake_it_explains(
+    session: list[tuple[str, str, bool]], line: str, held: list[str], passed: list[str]
+) -> None:
+    entries = [user("do the thing")]
+    for command, output, error in session:
+        entries += bash(command, output, error=error)
+    entries.append(say("Done.\n\n" + line))
+    sigs = [c.structured["signature"] for c in ex.markers(entries) if c.structured.get("signature")]
+    assert sigs
+    for command in held:
+        assert any(matches(s, "Bash", {"command": command}) for s in sigs), command
+    for command in passed:
+        assert not any(matches(s, "Bash", {"command": command}) for s in sigs), command

@@ -1269,6 +1269,13 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
             score += 0.5 * len(carried)
         return score
 
+    episode = _marker_episode(body, steps, before, command_spans)
+    if episode is not None:
+        # The line explains a failure the session then fixed: that failed call is the mistake and
+        # the call that worked is the fix, whatever the line quotes ("map it to 5433 (docker run
+        # -p 5433:5432 …)" is the fix, not the mistake).
+        went_wrong, worked = episode
+        return _marker_command(body, went_wrong, _shell_cmd(went_wrong), _shell_cmd(worked), from_text=False)
     shell = [(names(s), s) for s in earlier if _shell_cmd(s) and not _is_look(s)]
     shell = [(sc + (0.5 if s.failed else 0.0), s) for sc, s in shell if sc > 0]
     if shell:
@@ -1320,18 +1327,7 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         from_text = fix is None
         if fix is None:
             fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
-        # A fix quoted in the line abbreviates: a flag of the session's call it leaves out ("-d" of
-        # "docker compose up -d" when the line says "always run `docker compose up --build`") is
-        # the mistake only when the line names it.
-        sig = sg.derive_command(
-            cmd, fix, why=body, named_drops_only=from_text and fix is not None
-        ) or sg.derive_command(cmd, None, why=body)
-        if sig is not None and sig.get("kind") == "command":
-            sig = sg.with_named_siblings(sg.for_every_call(sig, body), body)
-            sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
-        sig = _unless_it_holds_the_advice(sig, body, cmd)
-        trigger = mistake.action if cmd == _shell_cmd(mistake) else cmd
-        return trigger, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
+        return _marker_command(body, mistake, cmd, fix, from_text=from_text)
     # Code named in the body: the edit that brought it in (the fix, when a
     # later version keeps it) or that brought in what a later edit removed.
     code_spans = [s for s in spans if len(s) >= 3 and (not sg.is_command_like(s) or "(" in s or "=" in s)]
@@ -1355,9 +1351,12 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     # A span the line advises ("delete with --grace-period=30 instead, e.g. `…`") is the fix,
     # never the mistake.
     told = set(advised_spans(body))
-    for span in [s for s in command_spans if s not in told] + [
-        c for c in sg.prose_commands(body) if c not in command_spans and not any(t in c for t in told)
-    ]:
+    forbidden = [c for c in sg.prose_commands(body, negated=True) if c not in command_spans]
+    named = [c for c in sg.prose_commands(body) if c not in command_spans and not any(t in c for t in told)]
+    # "never terraform apply -auto-approve; run terraform plan -out=tfplan": the call it forbids
+    # is the mistake; a call it tells to run is the advice.
+    named = [c for c in named if not _ADVISED_BEFORE_RE.search(body[: body.find(c)])] if forbidden else named
+    for span in [s for s in command_spans if s not in told] + forbidden + named:
         sig = _unless_it_holds_the_advice(sg.derive_from_trigger(span, body), body, span)
         if sig:
             fix = sig.get("fix")
@@ -1373,6 +1372,56 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                 sig = {**sig, "glob": sg.glob_for(paths[-1])}
             return f"{api}(…)", sig, {"tool": "Edit", "code": api}, None
     return short(body, 400), None, {}, None
+
+
+_ADVISED_BEFORE_RE = re.compile(r"(?i)\b(?:run|use|try|prefer|instead)\s+$")
+
+
+def _marker_episode(body: str, steps: list[Step], before: int, spans: list[str]) -> tuple[Step, Step] | None:
+    """The last failure before the marker that the session then fixed (:func:`_episodes`: a
+    failed call and the call of the same work that worked), when the line names its program and
+    any command it quotes is that failure or that fix."""
+    low = body.lower()
+    found: tuple[Step, Step] | None = None
+    for ep in _episodes([s for s in steps if s.index < before]):
+        if ep.fix is None or len(ep.variants) != 1:
+            continue
+        failed, worked = ep.failures[-1], ep.fix
+        cmd, fix = _shell_cmd(failed), _shell_cmd(worked)
+        call = sg.pick_call(cmd)
+        if (
+            call is None
+            or not call.levels
+            or sg.work_argv(fix) == sg.work_argv(cmd)
+            and sg.steps_of(fix) == sg.steps_of(cmd)
+        ):
+            continue
+        if not re.search(rf"(?<![\w-]){re.escape(call.program)}(?![\w-])", low):
+            continue
+        if spans and not any(
+            similarity(span, c) >= 0.5 or sg.same_action(span, c) for span in spans for c in (cmd, fix)
+        ):
+            continue  # the line quotes other commands: it is about them
+        found = (failed, worked)
+    return found
+
+
+def _marker_command(
+    body: str, mistake: Step, cmd: str, fix: str | None, from_text: bool
+) -> tuple[str, dict | None, dict, dict | None]:
+    """A marker line's lesson about the shell call ``cmd`` (run by ``mistake``) and its ``fix``."""
+    # A fix quoted in the line abbreviates: a flag of the session's call it leaves out ("-d" of
+    # "docker compose up -d" when the line says "always run `docker compose up --build`") is
+    # the mistake only when the line names it.
+    sig = sg.derive_command(cmd, fix, why=body, named_drops_only=from_text and fix is not None) or sg.derive_command(
+        cmd, None, why=body
+    )
+    if sig is not None and sig.get("kind") == "command":
+        sig = sg.with_named_siblings(sg.for_every_call(sig, body), body)
+        sig = sg.advice_guard(sig, cmd, body)  # what the line says to add is the fix, never the mistake
+    sig = _unless_it_holds_the_advice(sig, body, cmd)
+    trigger = mistake.action if cmd == _shell_cmd(mistake) else cmd
+    return trigger, sig, sg.describe_call(cmd), sg.describe_call(fix) if fix else None
 
 
 # "never use X", "don't call X", "avoid X": X a qualified function name ("String.to_atom/1",

@@ -556,10 +556,16 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
     if msub and fsub and msub != fsub and not setup:
         # Another subcommand of the same program was the fix ("uv pip install" -> "uv add").
         out: dict[str, Any] = {"program": prog, "sub": msub}
+        low = (named_in or "").lower()
         flags = [
             flag_item(t, prog)
             for t in _collapse(m.flags)
-            if t not in INCIDENTAL_FLAGS and t != "--" and t not in GLOBAL_FLAGS and m.values.get(t)
+            if t not in INCIDENTAL_FLAGS
+            and t != "--"
+            and t not in GLOBAL_FLAGS
+            # A switch counts when the advice names it ("never terraform apply -auto-approve; run
+            # terraform plan -out=tfplan"): it, not the subcommand alone, was the mistake.
+            and (m.values.get(t) or len(t) > 2 and re.search(rf"(?<![\w-]){re.escape(t.lower())}(?![\w-])", low))
         ]
         # The fix did another thing to other targets ("dotnet add … package Newtonsoft.Json" ->
         # "dotnet build X.sln"): the lesson is about the mistake's target, not every call of
@@ -872,6 +878,8 @@ INTERPRETERS = frozenset(
 # Subcommands that set a program up for the next call of it: logging in, selecting, starting.
 SETUP_SUBCOMMANDS = frozenset(
     {"login", "auth", "init", "select", "workspace", "activate", "up", "start", "unlock", "connect"}
+    # Bringing it up to date first: "git pull --rebase && git push", "apt-get update && apt-get install".
+    | {"pull", "fetch", "update"}
 )
 _CONFIG_EXTS = ("ini", "toml", "yaml", "yml", "json", "cfg", "conf", "hcl", "env")
 
@@ -1748,8 +1756,9 @@ def advice_guard(sig: dict[str, Any], trigger: str, text: str) -> dict[str, Any]
     extra: list[str] = []
     for found in _FLAG_IN_TEXT_RE.finditer(text):
         flag = found.group(0)
-        if flag in have or flag.startswith("---") or len(flag) < 3 or _negated(text[: found.start()]):
-            continue
+        short_alone = len(flag) < 3 and not re.match(r"[ =][\w.-]*[/.][\w./-]+", text[found.end() :])
+        if flag in have or flag.startswith("---") or short_alone or _negated(text[: found.start()]):
+            continue  # a short flag counts with a path after it ("or -f values/prod.yaml")
         if _in_a_step_before(text, found.start(), call.program):
             continue  # "git push -u origin HEAD && gh pr create": -u is the step's, not gh's
         if _aliases(call.program).get(flag) in have or _listed_with(flag, have, text) or _bundle_of(flag, have):
@@ -2217,17 +2226,19 @@ KNOWN_PROGRAMS = {
 }  # fmt: skip
 
 
-def prose_commands(text: str) -> list[str]:
+def prose_commands(text: str, negated: bool = False) -> list[str]:
     """Calls a sentence names without backticks: a run of words that starts
     with a path or a known program and stops at the first word of prose
-    ("./deploy.sh --env staging fails with …" -> ``./deploy.sh --env staging``)."""
+    ("./deploy.sh --env staging fails with …" -> ``./deploy.sh --env staging``).
+    Those it says not to run ("never terraform apply -auto-approve") are left out, or with
+    ``negated`` are the only ones returned."""
     out: list[str] = []
     for clause in re.split(r"[;()\n]|:(?=\s|$)|,\s|(?<=[A-Za-z0-9])\.(?:\s|$)|\s[—–]\s", text or ""):
         words = clause.split()
         for i, word in enumerate(words):
             bare = word.strip("`'\"")
             starts = bare in KNOWN_PROGRAMS or bare.startswith(("./", "bin/", "scripts/")) or bare.endswith(".sh")
-            if not starts or _negated(" ".join(words[:i])):
+            if not starts or _negated(" ".join(words[:i])) != negated:
                 continue
             run = []
             for w in words[i:]:
