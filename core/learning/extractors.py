@@ -1269,7 +1269,7 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
             score += 0.5 * len(carried)
         return score
 
-    episode = _marker_episode(body, steps, before, command_spans)
+    episode = _marker_episode(body, steps, before, command_spans, negated)
     if episode is not None:
         # The line explains a failure the session then fixed: that failed call is the mistake and
         # the call that worked is the fix, whatever the line quotes ("map it to 5433 (docker run
@@ -1377,10 +1377,12 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
 _ADVISED_BEFORE_RE = re.compile(r"(?i)\b(?:run|use|try|prefer|instead)\s+$")
 
 
-def _marker_episode(body: str, steps: list[Step], before: int, spans: list[str]) -> tuple[Step, Step] | None:
+def _marker_episode(
+    body: str, steps: list[Step], before: int, spans: list[str], negated: set[str]
+) -> tuple[Step, Step] | None:
     """The last failure before the marker that the session then fixed (:func:`_episodes`: a
     failed call and the call of the same work that worked), when the line names its program and
-    any command it quotes is that failure or that fix."""
+    any command it quotes is that failure or that fix, and any it forbids is that failure."""
     low = body.lower()
     found: tuple[Step, Step] | None = None
     for ep in _episodes([s for s in steps if s.index < before]):
@@ -1402,6 +1404,8 @@ def _marker_episode(body: str, steps: list[Step], before: int, spans: list[str])
             similarity(span, c) >= 0.5 or sg.same_action(span, c) for span in spans for c in (cmd, fix)
         ):
             continue  # the line quotes other commands: it is about them
+        if negated and not any(similarity(span, cmd) >= 0.5 or sg.same_action(span, cmd) for span in negated):
+            continue  # "never a plain `git pull`": the line forbids another call than this failure
         found = (failed, worked)
     return found
 
