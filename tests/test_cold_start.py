@@ -166,6 +166,45 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
         assert wait_for(lambda: not serve_pids(home), timeout=30)  # a SIGKILLed engine takes a moment to go
 
 
+def test_a_warning_counted_before_stop_leaves_the_cache_current_for_the_next_start(twiceshy_home: Path) -> None:
+    """The hit count a warning adds (kept in memory, written at exit) is written before the
+    exit's cache write: the next start answers from the cache, and the count is kept."""
+    home = twiceshy_home
+    seed = (
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
+        "store_lesson(make_context(None), 'Never rm -rf the build dir; run make clean', 'rm -rf build')\n"
+    )
+    subprocess.run([PY, "-c", seed], env=env_for(home), check=True, timeout=120)
+    cache = home / "store" / warmstart.FILE_NAME
+    try:
+        _start(home)
+        assert wait_for(cache.exists, timeout=60)
+        out = subprocess.run(
+            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
+            input=json.dumps(
+                {"session_id": "h1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
+            ).encode(),
+            capture_output=True,
+            env=env_for(home),
+            timeout=60,
+        )
+        assert b"make clean" in out.stdout, out  # shown: one hit, pending in the engine's memory
+        assert engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)
+        assert warmstart.WarmCache(cache).generation == warmstart.read_generation(home / "store")
+        status = _start(home)
+        assert status["started_from"] == "warm cache", status
+    finally:
+        engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)
+    count = (
+        "from twiceshy.engine.context import make_context\nprint(sum(e.hits for e in make_context(None).store.all()))\n"
+    )
+    hits = subprocess.run([PY, "-c", count], env=env_for(home), check=True, capture_output=True, text=True, timeout=120)
+    assert hits.stdout.split()[-1] == "1", hits  # the count was written, once
+
+
 def test_cold_start_bench_runs(tmp_path: Path) -> None:
     out = subprocess.run(
         [PY, str(REPO / "bench" / "cold_start.py"), "-n", "1", "--size", "30", "--window", "1"],

@@ -518,6 +518,18 @@ class Engine:
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
+    def _flush_hits(self) -> None:
+        """Write the hit counts the store keeps in memory before the exit's warm-cache
+        write: left to the store's atexit flush, that write came after the cache and
+        made it stale, so every next start waited for Chroma."""
+        store = self.ctx._store if self.ctx is not None else None
+        if store is None or store is self._warm_store or getattr(store, "_col", None) is None:
+            return  # Chroma never opened: no hit was counted in it
+        try:
+            store.flush_hits()
+        except Exception as exc:
+            record_error("engine.flush_hits", exc)
+
     def _write_warm_cache_at_exit(self) -> None:
         """The next engine starts warm: write the cache if the store moved since.
         A large store's only incrementally (a few changed rows: about a second at
@@ -877,6 +889,8 @@ class Engine:
         for thread in self._threads[2:]:
             thread.join(max(0.0, deadline - time.monotonic()))
         phases["workers"] = time.perf_counter() - started - sum(phases.values())
+        self._flush_hits()
+        phases["hit counts"] = time.perf_counter() - started - sum(phases.values())
         self._write_warm_cache_at_exit()
         phases["warm cache"] = time.perf_counter() - started - sum(phases.values())
         self.events.flush()
