@@ -354,6 +354,7 @@ class Engine:
         self._socket_ino: tuple[int, int] | None = None
         self._threads: list[threading.Thread] = []
         self._io_threads: list[threading.Thread] = []
+        self._maintenance: list[threading.Thread] = []  # not joined at shutdown (see _spawn)
         self.spool: Any = None
         # Loading happens after the socket is bound: requests are read at once
         # and answered when ``ready`` is set (a session-start hook waits for it).
@@ -564,6 +565,7 @@ class Engine:
         from twiceshy.memory.index import release_heap
 
         rebuilt = False
+        fault_point("engine.maintenance")  # tests: upkeep that is still running when the engine stops
         while not self.stopping.is_set():
             try:
                 store: Any = self.ctx.store if self.ctx is not None else None
@@ -653,17 +655,22 @@ class Engine:
                 self._run_worker, f"twiceshy-worker-{getattr(worker, '__name__', 'w')}", worker, background=True
             )
 
-    def _spawn(self, target: Callable[..., Any], name: str, *args: Any, background: bool = False) -> None:
+    def _spawn(
+        self, target: Callable[..., Any], name: str, *args: Any, background: bool = False, maintenance: bool = False
+    ) -> None:
         """Start a daemon thread. ``background``: loading or maintenance that
         no answer waits for; it runs at a lower CPU priority
-        (:mod:`twiceshy.base.priority`), so hook calls are scheduled first."""
+        (:mod:`twiceshy.base.priority`), so hook calls are scheduled first.
+        ``maintenance``: the engine's own loading and upkeep (opening Chroma, the
+        snapshots and the warm cache, the read command tree), which only read the
+        store and replace their own files atomically: shutdown does not wait for it."""
         if background:
             from twiceshy.base.priority import in_background
 
             target = in_background(target)
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
         thread.start()
-        self._threads.append(thread)
+        (self._maintenance if maintenance else self._threads).append(thread)
 
     def _run_worker(self, worker: Worker) -> None:
         try:
@@ -704,11 +711,13 @@ class Engine:
                 flush=True,
             )
             self._start_threads()  # first: shutdown joins the spool and jobs threads as _threads[:2]
-            self._spawn(self._load_real_store, "twiceshy-store", background=True)
-            self._spawn(self._maintain_snapshots, "twiceshy-snapshots", background=True)
+            self._spawn(self._load_real_store, "twiceshy-store", background=True, maintenance=True)
+            self._spawn(self._maintain_snapshots, "twiceshy-snapshots", background=True, maintenance=True)
             # The first `twiceshy list` should not build the command tree (~0.3 s): built once the store is open.
             opened = self._switched if self._warm_store is not None else None
-            self._spawn(lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare", background=True)
+            self._spawn(
+                lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare", background=True, maintenance=True
+            )
             while not self.stopping.wait(0.5):
                 self._tick()
         finally:
@@ -889,6 +898,9 @@ class Engine:
         for thread in self._threads[2:]:
             thread.join(max(0.0, deadline - time.monotonic()))
         phases["workers"] = time.perf_counter() - started - sum(phases.values())
+        # Maintenance is not waited for (a hold index rebuild is seconds at 10k lessons and
+        # cost every `engine stop` the whole grace period): named here when it was cut short.
+        late = sorted(t.name for t in self._threads[2:] + self._maintenance if t.is_alive())
         self._flush_hits()
         phases["hit counts"] = time.perf_counter() - started - sum(phases.values())
         self._write_warm_cache_at_exit()
@@ -897,7 +909,8 @@ class Engine:
         phases["event log"] = time.perf_counter() - started - sum(phases.values())
         print(
             f"twiceshy engine {os.getpid()} stopped; shutdown ms "
-            + json.dumps({k: round(v * 1000, 1) for k, v in phases.items()}),
+            + json.dumps({k: round(v * 1000, 1) for k, v in phases.items()})
+            + (f"; still running: {', '.join(late)}" if late else ""),
             flush=True,
         )
         if self._lock_fd is not None:
