@@ -251,3 +251,47 @@ def test_cli_entry_point_asks_before_click_loads(engine: dict[str, str], project
     assert figures["store"]["lessons"] == 3 and figures["hold_index"]["shards"] >= 1
     doctor_engine.prefetch(["doctor"], str(project))  # another data dir: nothing listens there
     assert doctor_engine._prefetched is None
+
+
+def reads(env: dict[str, str]) -> dict:
+    from twiceshy.engine import server as engine_mod
+
+    status = engine_mod.call(env["TWICESHY_HOME"], "ping", timeout=5.0)
+    assert status is not None
+    return status["reads"]
+
+
+def levels(report: dict) -> list[tuple[str, str]]:
+    return [(c["name"], c["level"]) for c in report["checks"]]
+
+
+def test_doctor_is_run_by_the_engine_with_the_report_a_fresh_process_gives(
+    engine: dict[str, str], project: Path
+) -> None:
+    """With the engine up and the same environment, the whole `twiceshy doctor` runs in
+    the engine (click, the plugins, the store are loaded there): the same checks, levels
+    and exit code as doctor run in its own process."""
+    before = reads(engine)
+    code, routed = doctor_json(engine, project)
+    after = reads(engine)
+    assert after["served"] == before["served"] + 1 and "doctor" in after["last_ms"], after
+    own_code, own = doctor_json({**engine, "TWICESHY_READ_VIA_ENGINE": "0"}, project)
+    assert reads(engine)["served"] == after["served"]  # that one ran in its own process
+    assert (code, levels(routed)) == (own_code, levels(own))
+    assert "figures from the running engine" in by_name(routed)["store"]["detail"]
+    assert by_name(routed)["store"]["data"]["lessons"] == 3
+
+
+def test_doctor_with_another_environment_or_full_runs_in_its_own_process(engine: dict[str, str], project: Path) -> None:
+    """PATH, HOME, proxies and API key variables are the process's own: an engine whose
+    environment is not the client's declines, and doctor runs itself (same report);
+    `--full` (the check of what a fresh process finds) never goes to the engine."""
+    before = reads(engine)
+    code, other = doctor_json({**engine, "SOME_API_KEY": "x"}, project)
+    after = reads(engine)
+    assert after["served"] == before["served"], after
+    assert after["declined"].get("other-environment", 0) == before["declined"].get("other-environment", 0) + 1
+    _, own = doctor_json({**engine, "TWICESHY_READ_VIA_ENGINE": "0"}, project)
+    assert levels(other) == levels(own)
+    doctor_json(engine, project, "--full")
+    assert reads(engine)["served"] == after["served"]
