@@ -503,6 +503,7 @@ class Engine:
             record_error("engine.store", exc)
             self._switched.set()
             return
+        fault_point("engine.store_opened")  # tests: Chroma open, the warm cache still answering
         if hasattr(real, "enable_index"):
             # The in-memory index (twiceshy.memory.index), seeded from the warm
             # cache's vectors (the journal replays what changed since), loaded
@@ -519,12 +520,21 @@ class Engine:
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
+    def _open_real_store(self) -> Any:
+        """The Chroma store if it is open, else None. Also while the warm cache still answers:
+        a write that waited for Chroma (a hit count) may have gone to it before the hand-over
+        (which shutdown does not wait for), and the cache must then be brought up to date."""
+        store = self.ctx._store if self.ctx is not None else None
+        if store is not None and store is self._warm_store:
+            store = getattr(store, "_real", None)
+        return store if getattr(store, "_col", None) is not None else None
+
     def _flush_hits(self) -> None:
         """Write the hit counts the store keeps in memory before the exit's warm-cache
         write: left to the store's atexit flush, that write came after the cache and
         made it stale, so every next start waited for Chroma."""
-        store = self.ctx._store if self.ctx is not None else None
-        if store is None or store is self._warm_store or getattr(store, "_col", None) is None:
+        store = self._open_real_store()
+        if store is None:
             return  # Chroma never opened: no hit was counted in it
         try:
             store.flush_hits()
@@ -537,8 +547,8 @@ class Engine:
         100k), so exit stays fast."""
         from twiceshy.engine import warmstart
 
-        store = self.ctx._store if self.ctx is not None else None
-        if store is None or store is self._warm_store or getattr(store, "_col", None) is None:
+        store = self._open_real_store()
+        if store is None:
             return  # Chroma never opened: nothing newer than the cache to write
         try:
             path = getattr(store, "path", None)
