@@ -295,3 +295,25 @@ def test_doctor_with_another_environment_or_full_runs_in_its_own_process(engine:
     assert levels(other) == levels(own)
     doctor_json(engine, project, "--full")
     assert reads(engine)["served"] == after["served"]
+
+
+def test_an_unchanged_store_gives_its_last_figures_again_and_a_write_makes_them_new(
+    engine: dict[str, str], project: Path
+) -> None:
+    """The store part (SQLite's check, the counts, the read-back) is reused while the store
+    is unchanged (same generation and file), and worked out again after a write."""
+    home = engine["TWICESHY_HOME"]
+
+    def ask() -> dict:
+        reply = wire.request(home, "-", "doctor", "ctl", b"{}", time.monotonic() + 30)
+        assert reply is not None and reply[0] == 0
+        return json.loads(reply[1])
+
+    first, second = ask(), ask()
+    assert {"probe", "store"} <= set(first["parts_ms"]) and "reused" not in first["parts_ms"]
+    assert "reused" in second["parts_ms"] and "probe" not in second["parts_ms"]
+    assert second["store"] == first["store"] and second["store"]["lessons"] == 3
+    learned = cli("learn", "Quote the glob in find -name", "--trigger", "find . -name *.py", env=engine, cwd=project)
+    assert learned.returncode == 0, learned.stderr
+    third = ask()
+    assert "reused" not in third["parts_ms"] and third["store"]["lessons"] == 4
