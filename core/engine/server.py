@@ -78,6 +78,7 @@ MAX_DEFER_S = 10.0
 INDEX_WAIT_S = 60.0  # a spooled event waits at most this long for the in-memory index to load
 
 GIL_SWITCH_INTERVAL_S = 0.001  # see serve()
+STOP_POLL_S = 0.01  # stop() looks for the lock and the pid to go this often (the engine exits ~10 ms after asked)
 
 Worker = Callable[["EngineContext", threading.Event], None]
 
@@ -1407,7 +1408,7 @@ def _wait_exit(pid: int | None, deadline: float) -> None:
                     return  # exited; a zombie until its parent reaps it
             except OSError:
                 return
-        time.sleep(0.05)
+        time.sleep(STOP_POLL_S)
 
 
 def stop(home: str | Path, timeout: float = 15.0) -> bool:
@@ -1430,7 +1431,7 @@ def stop(home: str | Path, timeout: float = 15.0) -> bool:
                 except ProcessLookupError:
                     pass
             signalled = True
-        time.sleep(0.05)
+        time.sleep(STOP_POLL_S)
     pid = read_pid(paths)
     if pid and lock_is_held(paths):
         try:
