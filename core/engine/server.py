@@ -575,7 +575,7 @@ class Engine:
         from twiceshy.engine import warmstart
         from twiceshy.memory.index import release_heap
 
-        rebuilt = False
+        rebuilt = rebuilt_swept = False
         fault_point("engine.maintenance")  # tests: upkeep that is still running when the engine stops
         while not self.stopping.is_set():
             try:
@@ -599,6 +599,9 @@ class Engine:
                             release_heap()
                     rebuilt = True
                 path = getattr(store, "path", None)
+                if path is not None and not rebuilt_swept:
+                    warmstart.remove_stale_temp(path)  # a write cut short when an engine exited
+                    rebuilt_swept = True
                 if path is not None and getattr(store, "_col", None) is not None:
                     generation = warmstart.read_generation(path)
                     if generation != self._warm_written and self._warm_cache_due(store):
