@@ -8,7 +8,7 @@ the spawn to the first reply that carries the warning is the figure. The
 engine is stopped between runs. Printed: median / min / max over ``-n`` runs
 (default 10), the engine's RSS right after that first answer, and, measured
 in the same run as a floor for comparison, the bare interpreter start
-(``python -c pass``) and ``python -c "import twiceshy"``.
+(``python -I -S -c pass``) and ``python -c "import twiceshy"``.
 
 The very first start of a data dir has no warm-start cache yet (the engine
 writes ``<store>/warmstart.bin`` once Chroma is open): it is timed and

@@ -14,10 +14,10 @@ Steps, each timed (wall clock, whole process for CLI commands):
    ``suggest``, ``export --all``, ``doctor`` as separate ``python -m twiceshy
    …`` processes, each twice: without an engine (every one in-process), then
    with a running engine (the read commands are answered by it,
-   :mod:`twiceshy.ops.readvia`; ``export`` and ``doctor`` still run
+   :mod:`twiceshy.ops.readvia`, ``doctor`` too; ``export`` still runs
    in-process). Exit code, seconds, output size and whether both runs printed
    the same bytes; the engine runs are the median of ``--repeat`` runs, each
-   next to a bare ``python -c pass`` start (the floor, measured in the same
+   next to a bare ``python -I -S -c pass`` start (the floor, measured in the same
    run; the machine is shared).
 3. **session end** — the evolution a session end applies
    (:func:`twiceshy.learning.evolve.after_session`) after a session that
@@ -129,9 +129,9 @@ def run_cli(home: Path, args: list[str], timeout: float = 900, **extra: str) -> 
 
 
 def floor_s() -> float:
-    """One bare interpreter start, as the CLI's own start is measured (``python -c pass``)."""
+    """One bare interpreter start (``python -I -S -c pass``: the floor every benchmark prints)."""
     started = time.perf_counter()
-    subprocess.run([PY, "-c", "pass"], check=True)
+    subprocess.run([PY, "-I", "-S", "-c", "pass"], check=True)
     return time.perf_counter() - started
 
 
@@ -196,7 +196,7 @@ def read_commands(home: Path, hit_id: str, out_dir: Path, repeat: int = 3) -> li
         print(f"    {row['cmd'][:40]:40s} {row['s']:8.2f} s  {row['out_kb']:9.1f} KB{flag}", flush=True)
     status = start_engine(home)
     print(f"  with a running engine (pid {status.get('pid')}, RSS {(status.get('rss_bytes') or 0) / 2**20:.0f} MB;")
-    print(f"  median of {repeat} runs; floor = bare `python -c pass` started next to each run):")
+    print(f"  median of {repeat} runs; floor = bare `python -I -S -c pass` started next to each run):")
     print("  (in engine: the engine's own time for the command, from its status; the rest is the CLI process)")
     print(
         f"    {'command':40s} {'no engine':>10s} {'engine':>8s} {'in engine':>7s} {'floor':>7s}"

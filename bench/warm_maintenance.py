@@ -178,8 +178,8 @@ def main() -> None:
     trees: list[tuple[str, str | None]] = [(n, p) for n, p in (c.split("=", 1) for c in args.code)]
     trees.append(("new", None))
     floor = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
-    print(f"bare python start {time.perf_counter() - floor:.3f} s, load {load()}", flush=True)
+    subprocess.run([sys.executable, "-I", "-S", "-c", "pass"], check=True)
+    print(f"baseline  python -I -S -c pass {time.perf_counter() - floor:.3f} s, load {load()}", flush=True)
     for rnd in range(args.rounds):
         for name, code in trees:
             home = args.work / f"{name}-{rnd}"

@@ -103,8 +103,8 @@ def test_a_write_makes_the_cache_stale_and_reads_go_to_the_store(ctx) -> None:
         warm.__no_such_dunder__  # noqa: B018
 
 
-def _start(home: Path) -> dict:
-    engine_mod.spawn_detached(home, env=env_for(home))
+def _start(home: Path, **extra: str) -> dict:
+    engine_mod.spawn_detached(home, env=env_for(home, **extra))
     status = engine_mod.wait_ready(home, timeout=120)
     assert status is not None, (home / "engine.log").read_text()
     return status
@@ -164,6 +164,64 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
     finally:
         engine_mod.stop(home, timeout=60)
         assert wait_for(lambda: not serve_pids(home), timeout=30)  # a SIGKILLed engine takes a moment to go
+
+
+def test_a_warning_counted_before_stop_leaves_the_cache_current_for_the_next_start(twiceshy_home: Path) -> None:
+    """The hit count a warning adds (kept in memory, written at exit) is written before the
+    exit's cache write: the next start answers from the cache, and the count is kept."""
+    home = twiceshy_home
+    seed = (
+        "from twiceshy.engine.context import make_context\n"
+        "from twiceshy.learning.ingest import store_lesson\n"
+        "store_lesson(make_context(None), 'Never rm -rf the build dir; run make clean', 'rm -rf build')\n"
+    )
+    subprocess.run([PY, "-c", seed], env=env_for(home), check=True, timeout=120)
+    cache = home / "store" / warmstart.FILE_NAME
+    try:
+        _start(home)
+        assert wait_for(cache.exists, timeout=60)
+        out = subprocess.run(
+            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
+            input=json.dumps(
+                {"session_id": "h1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
+            ).encode(),
+            capture_output=True,
+            env=env_for(home),
+            timeout=60,
+        )
+        assert b"make clean" in out.stdout, out  # shown: one hit, pending in the engine's memory
+        assert engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)
+        assert warmstart.WarmCache(cache).generation == warmstart.read_generation(home / "store")
+        # This engine opens Chroma but never hands over to it (parked at a fault point): a hit
+        # count waits for Chroma and goes to it while the warm cache still answers; shutdown
+        # does not wait for the hand-over, and still brings the cache up to date.
+        status = _start(home, TWICESHY_FAULT_PAUSE="engine.store_opened:1")
+        assert status["started_from"] == "warm cache", status
+        out = subprocess.run(
+            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
+            input=json.dumps(
+                {"session_id": "h2", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
+            ).encode(),
+            capture_output=True,
+            env=env_for(home),
+            timeout=60,
+        )
+        assert b"make clean" in out.stdout, out
+        assert wait_for((home / "fault-engine.store_opened").exists, timeout=60)  # Chroma open, not handed over
+        assert engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)
+        assert warmstart.WarmCache(cache).generation == warmstart.read_generation(home / "store")
+        status = _start(home)
+        assert status["started_from"] == "warm cache", status
+    finally:
+        engine_mod.stop(home, timeout=60)
+        assert wait_for(lambda: not serve_pids(home), timeout=30)
+    count = (
+        "from twiceshy.engine.context import make_context\nprint(sum(e.hits for e in make_context(None).store.all()))\n"
+    )
+    hits = subprocess.run([PY, "-c", count], env=env_for(home), check=True, capture_output=True, text=True, timeout=120)
+    assert hits.stdout.split()[-1] == "2", hits  # both counts were written, once each
 
 
 def test_cold_start_bench_runs(tmp_path: Path) -> None:

@@ -251,3 +251,69 @@ def test_cli_entry_point_asks_before_click_loads(engine: dict[str, str], project
     assert figures["store"]["lessons"] == 3 and figures["hold_index"]["shards"] >= 1
     doctor_engine.prefetch(["doctor"], str(project))  # another data dir: nothing listens there
     assert doctor_engine._prefetched is None
+
+
+def reads(env: dict[str, str]) -> dict:
+    from twiceshy.engine import server as engine_mod
+
+    status = engine_mod.call(env["TWICESHY_HOME"], "ping", timeout=5.0)
+    assert status is not None
+    return status["reads"]
+
+
+def levels(report: dict) -> list[tuple[str, str]]:
+    return [(c["name"], c["level"]) for c in report["checks"]]
+
+
+def test_doctor_is_run_by_the_engine_with_the_report_a_fresh_process_gives(
+    engine: dict[str, str], project: Path
+) -> None:
+    """With the engine up and the same environment, the whole `twiceshy doctor` runs in
+    the engine (click, the plugins, the store are loaded there): the same checks, levels
+    and exit code as doctor run in its own process."""
+    before = reads(engine)
+    code, routed = doctor_json(engine, project)
+    after = reads(engine)
+    assert after["served"] == before["served"] + 1 and "doctor" in after["last_ms"], after
+    own_code, own = doctor_json({**engine, "TWICESHY_READ_VIA_ENGINE": "0"}, project)
+    assert reads(engine)["served"] == after["served"]  # that one ran in its own process
+    assert (code, levels(routed)) == (own_code, levels(own))
+    assert "figures from the running engine" in by_name(routed)["store"]["detail"]
+    assert by_name(routed)["store"]["data"]["lessons"] == 3
+
+
+def test_doctor_with_another_environment_or_full_runs_in_its_own_process(engine: dict[str, str], project: Path) -> None:
+    """PATH, HOME, proxies and API key variables are the process's own: an engine whose
+    environment is not the client's declines, and doctor runs itself (same report);
+    `--full` (the check of what a fresh process finds) never goes to the engine."""
+    before = reads(engine)
+    code, other = doctor_json({**engine, "SOME_API_KEY": "x"}, project)
+    after = reads(engine)
+    assert after["served"] == before["served"], after
+    assert after["declined"].get("other-environment", 0) == before["declined"].get("other-environment", 0) + 1
+    _, own = doctor_json({**engine, "TWICESHY_READ_VIA_ENGINE": "0"}, project)
+    assert levels(other) == levels(own)
+    doctor_json(engine, project, "--full")
+    assert reads(engine)["served"] == after["served"]
+
+
+def test_an_unchanged_store_gives_its_last_figures_again_and_a_write_makes_them_new(
+    engine: dict[str, str], project: Path
+) -> None:
+    """The store part (SQLite's check, the counts, the read-back) is reused while the store
+    is unchanged (same generation and file), and worked out again after a write."""
+    home = engine["TWICESHY_HOME"]
+
+    def ask() -> dict:
+        reply = wire.request(home, "-", "doctor", "ctl", b"{}", time.monotonic() + 30)
+        assert reply is not None and reply[0] == 0
+        return json.loads(reply[1])
+
+    first, second = ask(), ask()
+    assert {"probe", "store"} <= set(first["parts_ms"]) and "reused" not in first["parts_ms"]
+    assert "reused" in second["parts_ms"] and "probe" not in second["parts_ms"]
+    assert second["store"] == first["store"] and second["store"]["lessons"] == 3
+    learned = cli("learn", "Quote the glob in find -name", "--trigger", "find . -name *.py", env=engine, cwd=project)
+    assert learned.returncode == 0, learned.stderr
+    third = ask()
+    assert "reused" not in third["parts_ms"] and third["store"]["lessons"] == 4

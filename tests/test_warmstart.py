@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,7 @@ def test_an_aborted_or_raced_pass_keeps_the_old_cache_and_leaves_no_temp_file(ct
 
 WRITER = """
 import sys
+import time
 from twiceshy.engine.context import make_context
 from twiceshy.base.types import Experience
 store = make_context(None).store
@@ -356,3 +358,20 @@ def test_a_float16_index_is_seeded_slice_by_slice_with_the_same_vectors(ctx, mon
     assert np.allclose(index._vecs.astype(np.float32), cache.vectors, atol=2e-3)  # the mapping still reads
     warm = warmstart.WarmStore(cache, store.embedder, store.path, lambda: store)
     assert warm.search(lessons[4].trigger, k=1)[0][0].id == lessons[4].id  # pages let go are mapped again
+
+
+def test_a_cache_write_cut_short_leaves_no_temp_file_for_long(tmp_path: Path) -> None:
+    """An engine does not wait for its upkeep at exit: a cache write cut short leaves its
+    temp file, which the next engine removes once it is older than any live write."""
+    store = tmp_path / "store"
+    store.mkdir()
+    old = store / f".{warmstart.FILE_NAME}.abc123.tmp"
+    fresh = store / f".{warmstart.FILE_NAME}.def456.tmp"
+    other = store / "chroma.sqlite3"
+    for path in (old, fresh, other):
+        path.write_bytes(b"x")
+    long_ago = time.time() - 3600
+    os.utime(old, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    assert warmstart.remove_stale_temp(store) == 1
+    assert not old.exists() and fresh.exists() and other.exists()

@@ -104,11 +104,19 @@ def register_commands(cli: click.Group) -> None:
         Exits 1 when a check fails (with --strict: also on a warning); every
         failing check says how to fix it."""
         from rich.console import Console
+        from twiceshy.engine.readcmd import in_read
         from twiceshy.ops.doctor import run_checks
 
         # A spinner on a terminal (rich prints nothing when stderr is not one): the model check
-        # can take its whole 3 s bound, plus litellm's import the first time.
-        with Console(stderr=True).status("twiceshy doctor: checking (a configured model gets up to 3 s)…"):
+        # can take its whole 3 s bound, plus litellm's import the first time. Not inside the
+        # engine (a read it answers for the CLI): the spinner's refresh thread would write
+        # into the engine's log, not to the client.
+        spinner = (
+            contextlib.nullcontext()
+            if in_read()
+            else Console(stderr=True).status("twiceshy doctor: checking (a configured model gets up to 3 s)…")
+        )
+        with spinner:
             report = run_checks(Path.cwd(), check_model=not no_model, full=full)
         if as_json:
             click.echo(json.dumps(report.to_dict(), indent=2, default=str))

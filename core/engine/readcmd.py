@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from twiceshy.base.errorlog import record_error
 from twiceshy.base.faults import fault_point
-from twiceshy.hooks.readroute import RICH_ENV, ROUTED
+from twiceshy.hooks.readroute import RICH_ENV, ROUTED, WHOLE_ENV, environ_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     from twiceshy.engine.context import EngineContext
@@ -172,6 +172,7 @@ class _Request:
         self.streams: dict[str, list[str]] = {"stdout": [], "stderr": []}
         self.page = False
         self.ctx: Any = None
+        self.environ = str(data.get("environ") or "")  # the client's environ_digest (WHOLE_ENV commands)
 
     def twiceshy_env(self) -> dict[str, str]:
         return {k: v for k, v in self.env.items() if k.startswith("TWICESHY_")}
@@ -220,6 +221,11 @@ def _install() -> None:
 
         context_module.make_context = make_context
         _installed = True
+
+
+def in_read() -> bool:
+    """Is this thread running a read command for a client (inside an engine)?"""
+    return getattr(_local, "state", None) is not None
 
 
 def want_pager() -> bool:
@@ -333,6 +339,8 @@ class ReadRunner:
             return "debug"
         if any(k.startswith("_TWICESHY") and k.endswith("_COMPLETE") for k in request.env):
             return "completion"
+        if request.argv[0] in WHOLE_ENV and request.environ != environ_digest(os.environ):
+            return "other-environment"  # PATH, HOME, proxies ... are process-wide: ours would be read
         ctx: EngineContext = engine.ctx
         if ctx._store is None or ctx._store is getattr(engine, "_warm_store", None):
             return "store-loading"
@@ -384,6 +392,10 @@ class ReadRunner:
         try:
             _install()
             self.group()
+            from twiceshy.engine.doctor_query import hold_index_figures
+            from twiceshy.recall.hold_index import index_dir
+
+            hold_index_figures(index_dir(self.engine.paths.home))  # parsed once here, not in the first doctor
         except Exception as exc:
             record_error("engine.read.prepare", exc)
 
@@ -465,4 +477,4 @@ def _close(conn: socket.socket) -> None:
         pass
 
 
-__all__ = ["ReadRunner", "want_pager"]
+__all__ = ["ReadRunner", "in_read", "want_pager"]

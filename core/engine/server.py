@@ -78,6 +78,7 @@ MAX_DEFER_S = 10.0
 INDEX_WAIT_S = 60.0  # a spooled event waits at most this long for the in-memory index to load
 
 GIL_SWITCH_INTERVAL_S = 0.001  # see serve()
+STOP_POLL_S = 0.01  # stop() looks for the lock and the pid to go this often (the engine exits ~10 ms after asked)
 
 Worker = Callable[["EngineContext", threading.Event], None]
 
@@ -354,6 +355,7 @@ class Engine:
         self._socket_ino: tuple[int, int] | None = None
         self._threads: list[threading.Thread] = []
         self._io_threads: list[threading.Thread] = []
+        self._maintenance: list[threading.Thread] = []  # not joined at shutdown (see _spawn)
         self.spool: Any = None
         # Loading happens after the socket is bound: requests are read at once
         # and answered when ``ready`` is set (a session-start hook waits for it).
@@ -502,6 +504,7 @@ class Engine:
             record_error("engine.store", exc)
             self._switched.set()
             return
+        fault_point("engine.store_opened")  # tests: Chroma open, the warm cache still answering
         if hasattr(real, "enable_index"):
             # The in-memory index (twiceshy.memory.index), seeded from the warm
             # cache's vectors (the journal replays what changed since), loaded
@@ -518,14 +521,35 @@ class Engine:
         self.timing["chroma (background)"] = round((time.perf_counter() - started) * 1000, 1)
         print(f"twiceshy engine {os.getpid()}: store open in the background ({self.timing})", flush=True)
 
+    def _open_real_store(self) -> Any:
+        """The Chroma store if it is open, else None. Also while the warm cache still answers:
+        a write that waited for Chroma (a hit count) may have gone to it before the hand-over
+        (which shutdown does not wait for), and the cache must then be brought up to date."""
+        store = self.ctx._store if self.ctx is not None else None
+        if store is not None and store is self._warm_store:
+            store = getattr(store, "_real", None)
+        return store if getattr(store, "_col", None) is not None else None
+
+    def _flush_hits(self) -> None:
+        """Write the hit counts the store keeps in memory before the exit's warm-cache
+        write: left to the store's atexit flush, that write came after the cache and
+        made it stale, so every next start waited for Chroma."""
+        store = self._open_real_store()
+        if store is None:
+            return  # Chroma never opened: no hit was counted in it
+        try:
+            store.flush_hits()
+        except Exception as exc:
+            record_error("engine.flush_hits", exc)
+
     def _write_warm_cache_at_exit(self) -> None:
         """The next engine starts warm: write the cache if the store moved since.
         A large store's only incrementally (a few changed rows: about a second at
         100k), so exit stays fast."""
         from twiceshy.engine import warmstart
 
-        store = self.ctx._store if self.ctx is not None else None
-        if store is None or store is self._warm_store or getattr(store, "_col", None) is None:
+        store = self._open_real_store()
+        if store is None:
             return  # Chroma never opened: nothing newer than the cache to write
         try:
             path = getattr(store, "path", None)
@@ -551,7 +575,8 @@ class Engine:
         from twiceshy.engine import warmstart
         from twiceshy.memory.index import release_heap
 
-        rebuilt = False
+        rebuilt = rebuilt_swept = False
+        fault_point("engine.maintenance")  # tests: upkeep that is still running when the engine stops
         while not self.stopping.is_set():
             try:
                 store: Any = self.ctx.store if self.ctx is not None else None
@@ -574,6 +599,9 @@ class Engine:
                             release_heap()
                     rebuilt = True
                 path = getattr(store, "path", None)
+                if path is not None and not rebuilt_swept:
+                    warmstart.remove_stale_temp(path)  # a write cut short when an engine exited
+                    rebuilt_swept = True
                 if path is not None and getattr(store, "_col", None) is not None:
                     generation = warmstart.read_generation(path)
                     if generation != self._warm_written and self._warm_cache_due(store):
@@ -641,17 +669,22 @@ class Engine:
                 self._run_worker, f"twiceshy-worker-{getattr(worker, '__name__', 'w')}", worker, background=True
             )
 
-    def _spawn(self, target: Callable[..., Any], name: str, *args: Any, background: bool = False) -> None:
+    def _spawn(
+        self, target: Callable[..., Any], name: str, *args: Any, background: bool = False, maintenance: bool = False
+    ) -> None:
         """Start a daemon thread. ``background``: loading or maintenance that
         no answer waits for; it runs at a lower CPU priority
-        (:mod:`twiceshy.base.priority`), so hook calls are scheduled first."""
+        (:mod:`twiceshy.base.priority`), so hook calls are scheduled first.
+        ``maintenance``: the engine's own loading and upkeep (opening Chroma, the
+        snapshots and the warm cache, the read command tree), which only read the
+        store and replace their own files atomically: shutdown does not wait for it."""
         if background:
             from twiceshy.base.priority import in_background
 
             target = in_background(target)
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
         thread.start()
-        self._threads.append(thread)
+        (self._maintenance if maintenance else self._threads).append(thread)
 
     def _run_worker(self, worker: Worker) -> None:
         try:
@@ -692,11 +725,13 @@ class Engine:
                 flush=True,
             )
             self._start_threads()  # first: shutdown joins the spool and jobs threads as _threads[:2]
-            self._spawn(self._load_real_store, "twiceshy-store", background=True)
-            self._spawn(self._maintain_snapshots, "twiceshy-snapshots", background=True)
+            self._spawn(self._load_real_store, "twiceshy-store", background=True, maintenance=True)
+            self._spawn(self._maintain_snapshots, "twiceshy-snapshots", background=True, maintenance=True)
             # The first `twiceshy list` should not build the command tree (~0.3 s): built once the store is open.
             opened = self._switched if self._warm_store is not None else None
-            self._spawn(lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare", background=True)
+            self._spawn(
+                lambda: self._read_runner().prepare(opened), "twiceshy-read-prepare", background=True, maintenance=True
+            )
             while not self.stopping.wait(0.5):
                 self._tick()
         finally:
@@ -877,13 +912,19 @@ class Engine:
         for thread in self._threads[2:]:
             thread.join(max(0.0, deadline - time.monotonic()))
         phases["workers"] = time.perf_counter() - started - sum(phases.values())
+        # Maintenance is not waited for (a hold index rebuild is seconds at 10k lessons and
+        # cost every `engine stop` the whole grace period): named here when it was cut short.
+        late = sorted(t.name for t in self._threads[2:] + self._maintenance if t.is_alive())
+        self._flush_hits()
+        phases["hit counts"] = time.perf_counter() - started - sum(phases.values())
         self._write_warm_cache_at_exit()
         phases["warm cache"] = time.perf_counter() - started - sum(phases.values())
         self.events.flush()
         phases["event log"] = time.perf_counter() - started - sum(phases.values())
         print(
             f"twiceshy engine {os.getpid()} stopped; shutdown ms "
-            + json.dumps({k: round(v * 1000, 1) for k, v in phases.items()}),
+            + json.dumps({k: round(v * 1000, 1) for k, v in phases.items()})
+            + (f"; still running: {', '.join(late)}" if late else ""),
             flush=True,
         )
         if self._lock_fd is not None:
@@ -1370,7 +1411,7 @@ def _wait_exit(pid: int | None, deadline: float) -> None:
                     return  # exited; a zombie until its parent reaps it
             except OSError:
                 return
-        time.sleep(0.05)
+        time.sleep(STOP_POLL_S)
 
 
 def stop(home: str | Path, timeout: float = 15.0) -> bool:
@@ -1393,7 +1434,7 @@ def stop(home: str | Path, timeout: float = 15.0) -> bool:
                 except ProcessLookupError:
                     pass
             signalled = True
-        time.sleep(0.05)
+        time.sleep(STOP_POLL_S)
     pid = read_pid(paths)
     if pid and lock_is_held(paths):
         try:

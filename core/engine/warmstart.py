@@ -67,6 +67,24 @@ def read_generation(store_path: Path) -> str:
         return ""
 
 
+def remove_stale_temp(store_path: Path, older_than_s: float = 60.0) -> int:
+    """Delete the temporary files of cache writes that never finished: an engine exits
+    without waiting for its upkeep (a background write cut short by the process's exit
+    leaves its ``.warmstart.bin.*.tmp``). Only the engine that holds the data dir's lock
+    writes the cache, so a temp file older than ``older_than_s`` is no live writer's.
+    Returns how many were removed."""
+    removed = 0
+    now = time.time()
+    for tmp in Path(store_path).glob(f".{FILE_NAME}.*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > older_than_s:
+                tmp.unlink()
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
 def write_cache(
     store: Any, abort: Callable[[], bool] | None = None, page: int = PAGE, incremental: bool = True
 ) -> bool:
@@ -651,4 +669,13 @@ class _Empty:
 _EMPTY: Any = _Empty()
 
 
-__all__ = ["WarmCache", "WarmStore", "cache_path", "open_cache", "rewrite_cache", "update_cache", "write_cache"]
+__all__ = [
+    "WarmCache",
+    "WarmStore",
+    "cache_path",
+    "open_cache",
+    "remove_stale_temp",
+    "rewrite_cache",
+    "update_cache",
+    "write_cache",
+]

@@ -193,6 +193,39 @@ def console() -> None:
     main()
 
 
+def engine_stop(options: list[str]) -> int | None:
+    """``twiceshy engine stop [--home DIR]`` without click: the same messages and exit
+    codes as the click command (``twiceshy.builtins.engine``). None for anything else it
+    could be asked (``--help``, an unknown option): click then answers."""
+    import sys
+
+    home: str | None = None
+    rest = list(options)
+    while rest:
+        word = rest.pop(0)
+        if word == "--home" and rest:
+            home = rest.pop(0)
+        elif word.startswith("--home="):
+            home = word[len("--home=") :]
+        else:
+            return None
+    from twiceshy.engine import server as engine
+    from twiceshy.hooks.wire import norm_home
+    from twiceshy.ops.readvia import home_dir
+
+    home = norm_home(home) if home else home_dir()
+    paths = engine.EnginePaths(home)
+    if not engine.lock_is_held(paths):
+        print("engine not running")
+        return 0
+    pid = engine.read_pid(paths)
+    if not engine.stop(home):
+        sys.stderr.write(f"Error: engine (pid {pid}) did not stop\n")
+        return 1
+    print(f"engine stopped (pid {pid})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     import os
     import sys
@@ -202,6 +235,10 @@ def main(argv: list[str] | None = None) -> None:
     if problem:
         sys.stderr.write(f"Error: {problem}\n")
         sys.exit(1)
+    if args[:2] == ["engine", "stop"]:
+        code = engine_stop(args[2:])  # before click and the plugins: ~0.5 s of a 0.6 s stop
+        if code is not None:
+            sys.exit(code)
     from twiceshy.ops.readvia import try_engine
 
     code = try_engine(args)  # a read command answered by the running engine, before click loads

@@ -79,19 +79,36 @@ def _listening(home: str) -> bool:
     return family != getattr(wire._socket, "AF_UNIX", None) or os.path.exists(address)
 
 
+def _engine_here(home: str) -> Any:
+    """The engine of ``home`` when it runs in this process (None in a CLI process)."""
+    import sys
+
+    server = sys.modules.get("twiceshy.engine.server")  # never imported here just to find out
+    engine = server.current_engine() if server is not None else None
+    if engine is None or wire.norm_home(str(engine.paths.home)) != wire.norm_home(home):
+        return None
+    return engine
+
+
 def request_figures(home: str, timeout: float = ENGINE_TIMEOUT_S) -> tuple[dict[str, Any] | None, str]:
     """The engine's ``doctor`` answer for ``home`` as sent (checked for shape, not
     yet against doctor's configuration: :func:`accept`), or ``(None, why not)``."""
-    if not _listening(home):
-        return None, NO_ENGINE
-    try:
-        reply = wire.request(home, "-", "doctor", "ctl", b"{}", time.monotonic() + timeout)
-    except wire.EngineDown:
-        return None, NO_ENGINE
-    except TimeoutError:
-        return None, f"the engine did not answer within {timeout:g} s"
-    except OSError as exc:  # refused, reset, not ready
-        return None, f"the engine could not be asked ({type(exc).__name__})"
+    here = _engine_here(home)
+    if here is not None:  # doctor run by the engine itself (a read it answers for the CLI)
+        from twiceshy.engine.doctor_query import answer
+
+        reply: tuple[int, bytes, bytes] | None = (0, json.dumps(answer(here, b"{}"), default=str).encode(), b"")
+    else:
+        if not _listening(home):
+            return None, NO_ENGINE
+        try:
+            reply = wire.request(home, "-", "doctor", "ctl", b"{}", time.monotonic() + timeout)
+        except wire.EngineDown:
+            return None, NO_ENGINE
+        except TimeoutError:
+            return None, f"the engine did not answer within {timeout:g} s"
+        except OSError as exc:  # refused, reset, not ready
+            return None, f"the engine could not be asked ({type(exc).__name__})"
     if reply is None:
         return None, "the engine's answer was malformed"
     try:

@@ -82,8 +82,15 @@ def check_hooks(state: _State) -> list[Check]:
     from twiceshy.plugin.manager import agent_names, make_manager
 
     if state.pm is None:
-        disabled = state.config.get("plugins", "disabled") if state.config is not None else []
-        state.pm = make_manager(disabled=disabled)
+        from twiceshy.engine.readcmd import in_read
+
+        if in_read():  # run by the engine for the CLI: its manager (same plugins: readcmd checks), ~75 ms saved
+            from twiceshy.engine.context import make_context
+
+            state.pm = make_context(None).pm
+        else:
+            disabled = state.config.get("plugins", "disabled") if state.config is not None else []
+            state.pm = make_manager(disabled=disabled)
     pm = state.pm
     home = str(data_dir())
     checks: list[Check] = []

@@ -33,7 +33,7 @@ import sys
 import time
 
 from twiceshy.hooks import wire
-from twiceshy.hooks.readroute import RICH_ENV, ROUTED, WRITING
+from twiceshy.hooks.readroute import RICH_ENV, ROUTED, WHOLE_ENV, WRITING, environ_digest
 
 ACCEPT_S = 2.0  # to take the request (it is never queued: a busy engine declines at once)
 SILENCE_S = 3.0  # without a heartbeat (the engine sends one every 0.5 s while a command runs)
@@ -97,6 +97,8 @@ def request_payload(argv):
     sizes, tty, encoding = _terminal()
     env = {k: v for k, v in os.environ.items() if k.startswith(("TWICESHY_", "_TWICESHY")) or k in RICH_ENV}
     data = {"argv": list(argv), "cwd": os.getcwd(), "env": env, "tty": tty, "encoding": encoding, "sizes": sizes}
+    if argv and argv[0] in WHOLE_ENV:
+        data["environ"] = environ_digest(os.environ)
     return json.dumps(data).encode("utf-8", "surrogateescape")
 
 
