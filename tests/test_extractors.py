@@ -613,6 +613,33 @@ def test_a_marker_forbidding_a_function_in_prose_is_a_code_pattern() -> None:
             ["terraform apply -auto-approve"],
             ["terraform apply tfplan", "terraform plan -out=tfplan"],
         ),
+        (  # what worked is what the line forbids: that is the mistake
+            [
+                ("git commit -m 'wip'", "husky - pre-commit hook exited with code 1", True),
+                ("git commit --no-verify -m 'wip'", "[main abc] wip", False),
+            ],
+            "GOTCHA: never `git commit --no-verify` to get past husky; fix the lint errors instead.",
+            ["git commit --no-verify -m x"],
+            ["git commit -m x"],
+        ),
+        (  # a script's own command narrows it
+            [
+                ("python manage.py migrate", "OperationalError: could not connect", True),
+                ("docker compose up -d db && python manage.py migrate", "Applied", False),
+            ],
+            "LEARNING: start the db container first (`docker compose up -d db`) before `python manage.py migrate`.",
+            ["python manage.py migrate"],
+            ["python manage.py makemigrations", "docker compose up -d db && python manage.py migrate"],
+        ),
+        (  # a switch of program: the requirements file was incidental
+            [
+                ("pip install -r requirements.txt", "error: externally-managed-environment", True),
+                ("uv pip install -r requirements.txt", "Installed 12 packages", False),
+            ],
+            "GOTCHA: system pip is externally managed here; use `uv pip install` instead of pip.",
+            ["pip install requests"],
+            ["uv pip install requests"],
+        ),
     ],
 )
 def test_a_marker_line_keys_on_the_mistake_it_explains(

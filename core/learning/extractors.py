@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from twiceshy.base.types import CoreEvent, LessonCandidate, TranscriptEntry
-from twiceshy.hooks.match import matches
+from twiceshy.hooks.match import call_parts, matches
 from twiceshy.lesson import signature as sg
 from twiceshy.lesson.evidence import error_kind
 
@@ -1257,6 +1257,8 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
                 if span in negated and not (sg.same_action(span, cmd) or similarity(span, cmd) >= 0.5):
                     continue  # another subcommand of that program: not the call the marker warns about
                 score += 1.0 + similarity(span, cmd)
+                if span in negated and call_parts(span) <= call_parts(cmd):
+                    score += 2.0  # it ran all the line forbids ("git commit --no-verify -m wip")
         if not negated and re.search(rf"(?<![\w-]){re.escape(call.program)}(?![\w-])", low):
             score += 0.5
             for flag in named_flags:
@@ -1280,7 +1282,8 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     shell = [(sc + (0.5 if s.failed else 0.0), s) for sc, s in shell if sc > 0]
     if shell:
         _score, mistake = max(shell, key=lambda t: (t[0], t[1].index))
-        if not mistake.failed:
+        ran_the_forbidden = any(call_parts(span) <= call_parts(_shell_cmd(mistake)) for span in negated)
+        if not mistake.failed and not ran_the_forbidden:
             # The marker explains a failure its call then fixed: the call that failed is the mistake
             # ("run `poetry run pytest` here" after "pytest tests/" failed and the former worked).
             failed = [
@@ -1327,6 +1330,10 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
         from_text = fix is None
         if fix is None:
             fix = best_fix_span(body, cmd, sg.pick_call(cmd).program if sg.pick_call(cmd) else "")
+            if fix is not None and any(
+                sg.same_action(fix, span) and call_parts(span) <= call_parts(fix) for span in negated
+            ):
+                fix = None  # the line's own forbidden call is no fix
         return _marker_command(body, mistake, cmd, fix, from_text=from_text)
     # Code named in the body: the edit that brought it in (the fix, when a
     # later version keeps it) or that brought in what a later edit removed.
@@ -1406,8 +1413,16 @@ def _marker_episode(
             continue  # the line quotes other commands: it is about them
         if negated and not any(similarity(span, cmd) >= 0.5 or sg.same_action(span, cmd) for span in negated):
             continue  # "never a plain `git pull`": the line forbids another call than this failure
+        if any(_forbids_the_fix(span, cmd, fix) for span in negated):
+            continue  # "never `git commit --no-verify`": what worked is what the line forbids
         found = (failed, worked)
     return found
+
+
+def _forbids_the_fix(span: str, failed: str, worked: str) -> bool:
+    """The forbidden ``span`` has parts the failed call lacks and the call that worked has."""
+    extra = call_parts(span) - call_parts(failed)
+    return bool(extra) and extra <= call_parts(worked)
 
 
 def _marker_command(

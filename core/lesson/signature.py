@@ -517,6 +517,8 @@ def _shared_context(m: Call, f: Call) -> list[str]:
         mv, fv = m.values.get(flag) or [], f.values.get(flag) or []
         if mv and fv and mv[0] == fv[0] and len(mv[0]) >= 3:
             out.append(f"{flag}={mv[0]}")
+    if _sub_words(m, m.program):
+        return out[:2]  # "pip install -r requirements.txt" -> "uv pip install …": the file is incidental
     f_types = {_ext(x) for x in _operands(f, f.program)}
     for op in _operands(m, m.program):
         ext = _ext(op)
@@ -759,6 +761,10 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         script = next((o for o in _operands(m, prog)[:1] if "/" in o or _ext(o)), "")
         if script and script in _operands(f, prog) and script not in present:
             present.append(script)
+            # "python manage.py migrate": the script's own command, when the fix runs it too.
+            command = next(iter(_operands(m, prog)[1:2]), "")
+            if re.fullmatch(r"[a-z][\w:-]*", command) and _operands(f, prog)[1:2] == [command]:
+                present.append(command)
     if not sub and not present and not strong and not toolchain and not global_option:
         # No subcommand to narrow it ("sbt pipeline/test" without SBT_OPTS, "./deploy.sh staging"):
         # the target the mistake and the fix share is what it ran; another target is another call.
