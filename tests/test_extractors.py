@@ -622,14 +622,14 @@ def test_a_marker_forbidding_a_function_in_prose_is_a_code_pattern() -> None:
             ["git commit --no-verify -m x"],
             ["git commit -m x"],
         ),
-        (  # a script's own command narrows it
+        (  # a setup step of another program the line names
             [
                 ("python manage.py migrate", "OperationalError: could not connect", True),
                 ("docker compose up -d db && python manage.py migrate", "Applied", False),
             ],
             "LEARNING: start the db container first (`docker compose up -d db`) before `python manage.py migrate`.",
             ["python manage.py migrate"],
-            ["python manage.py makemigrations", "docker compose up -d db && python manage.py migrate"],
+            ["docker compose up -d db && python manage.py migrate"],
         ),
         (  # a switch of program: the requirements file was incidental
             [

@@ -761,10 +761,6 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         script = next((o for o in _operands(m, prog)[:1] if "/" in o or _ext(o)), "")
         if script and script in _operands(f, prog) and script not in present:
             present.append(script)
-            # "python manage.py migrate": the script's own command, when the fix runs it too.
-            command = next(iter(_operands(m, prog)[1:2]), "")
-            if re.fullmatch(r"[a-z][\w:-]*", command) and _operands(f, prog)[1:2] == [command]:
-                present.append(command)
     if not sub and not present and not strong and not toolchain and not global_option:
         # No subcommand to narrow it ("sbt pipeline/test" without SBT_OPTS, "./deploy.sh staging"):
         # the target the mistake and the fix share is what it ran; another target is another call.
