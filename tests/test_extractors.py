@@ -631,6 +631,24 @@ def test_a_marker_forbidding_a_function_in_prose_is_a_code_pattern() -> None:
             ["python manage.py migrate"],
             ["docker compose up -d db && python manage.py migrate"],
         ),
+        (  # a quoted call that only names the mistake's program and subcommand advises nothing
+            [
+                ("kubectl logs deploy/api", "error: a container name must be specified", True),
+                ("kubectl logs deploy/api -c api", "listening on :8080", False),
+            ],
+            "GOTCHA: api pods run a sidecar, so `kubectl logs` needs `-c api`.",
+            ["kubectl logs deploy/api --tail=50"],
+            ["kubectl logs deploy/api --container api"],
+        ),
+        (  # a directory is no target: the same mistake in another one is still the mistake
+            [
+                ("pytest tests/", "ImportError: No module named app", True),
+                ("PYTHONPATH=src pytest tests/", "12 passed", False),
+            ],
+            "LEARNING: tests import from src/, so run pytest with `PYTHONPATH=src`.",
+            ["pytest tests/unit"],
+            ["PYTHONPATH=src pytest -x tests/unit"],
+        ),
         (  # a switch of program: the requirements file was incidental
             [
                 ("pip install -r requirements.txt", "error: externally-managed-environment", True),

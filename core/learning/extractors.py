@@ -1524,7 +1524,11 @@ def _unless_it_holds_the_advice(sig: dict | None, body: str, mistake: str) -> di
     goes to the session's context instead of holding calls."""
     if not sig or sig.get("kind") not in ("command", "any"):
         return sig
+    mine = call_parts(mistake) if mistake else set()
     for span in advised_spans(body):
+        named = call_parts(span)
+        if mine and named < mine and not any(p.startswith(("-", "env:")) for p in named):
+            continue  # "so `kubectl logs` needs `-c api`": the span names the mistake, it advises nothing
         if matches(sig, "Bash", {"command": span}):
             return None
     return sig

@@ -765,7 +765,15 @@ def _delta(m: Call, f: Call, prog: str, named_in: str | None = None) -> dict[str
         # No subcommand to narrow it ("sbt pipeline/test" without SBT_OPTS, "./deploy.sh staging"):
         # the target the mistake and the fix share is what it ran; another target is another call.
         # Not a version or a number ("./scripts/release.sh 2.3.0"): the next release is the same call.
-        shared = [o for o in target_words(m, prog, 0) if o in target_words(f, prog, 0) and not re.match(r"v?\d", o)]
+        # Nor a directory ("pytest tests/"): the same mistake in another directory is still the mistake.
+        shared = [
+            o
+            for o in target_words(m, prog, 0)
+            if o in target_words(f, prog, 0)
+            and not re.match(r"v?\d", o)
+            and not o.endswith("/")
+            and not o.startswith(("./", "../", "/"))
+        ]
         if shared and "scope" not in out and prog not in REMOTE_PROGRAMS:  # a host is kept by its domain
             out["scope"] = [f"@={shared[0].lower()}"]
     elif (
