@@ -741,7 +741,7 @@ def error_then_success(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
                 trigger=ep.failures[0].action,
                 kind="error_fix",
                 evidence=failed.strip(),
-                confidence=0.55,
+                confidence=ERROR_FIX_CONFIDENCE,
                 tags=_command_lesson_tags(mistake, fix),
                 structured=sg.structured(
                     sg.describe_call(mistake),
@@ -1215,7 +1215,18 @@ def _untrusted_corpus(entries: list[TranscriptEntry]) -> str:
     return normalize("\n".join(parts))
 
 
+ERROR_FIX_CONFIDENCE = 0.55  # a failed call and the different call that then worked
 MARKER_CONFIDENCE = {"learning": 0.6, "gotcha": 0.6, "decision": 0.55, "pattern": 0.5, "finding": 0.5}
+
+
+def _quoted_commands(body: str) -> tuple[list[str], set[str]]:
+    """The commands a marker line quotes in backticks, and those of them it says not to run
+    ("never run `go generate ./...`; use `make generate`": the negated span is the mistake, the
+    other one the advice; a call of the session that runs the advice is not the mistake)."""
+    spans = [s.strip() for s in _BACKTICK_RE.findall(body)]
+    commands = [s for s in spans if sg.is_command_like(s) and sg.pick_call(s) is not None]
+    said_not = {m.group(1).strip() for m in _BACKTICK_RE.finditer(body) if sg.said_not_to(body[: m.start()])}
+    return commands, said_not & set(commands)
 
 
 def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict | None, dict, dict | None]:
@@ -1229,12 +1240,7 @@ def _link_marker(body: str, steps: list[Step], before: int) -> tuple[str, dict |
     """
     earlier = [s for s in steps if s.index < before]
     spans = [s.strip() for s in _BACKTICK_RE.findall(body)]
-    command_spans = [s for s in spans if sg.is_command_like(s) and sg.pick_call(s) is not None]
-    # "never run `go generate ./...`; use `make generate`": the negated span is the mistake, the
-    # other one the advice. A call of the session that runs the advice is not the mistake.
-    negated = {m.group(1).strip() for m in _BACKTICK_RE.finditer(body) if sg.said_not_to(body[: m.start()])} & set(
-        command_spans
-    )
+    command_spans, negated = _quoted_commands(body)
     advised = [s for s in command_spans if s not in negated] if negated else []
     command_spans = sorted(command_spans, key=lambda s: s not in negated)  # the mistake first
     low = body.lower()
@@ -1597,13 +1603,18 @@ def markers(entries: list[TranscriptEntry]) -> list[LessonCandidate]:
             if steps is None:
                 steps = pair_steps(entries)
             trigger, sig, mistake, fix = _link_marker(body, steps, index)
+            # A line about a failure the session fixed is a second word on the failure's own
+            # lesson: no stronger than it, so that lesson is stored first and the line confirms it.
+            confidence = MARKER_CONFIDENCE[kind]
+            if _marker_episode(body, steps, index, *_quoted_commands(body)) is not None:
+                confidence = min(confidence, ERROR_FIX_CONFIDENCE)
             out.append(
                 LessonCandidate(
                     text=short(body, 400),
                     trigger=trigger,
                     kind=kind,
                     evidence=f"{kind.upper()} marker written by the assistant",
-                    confidence=MARKER_CONFIDENCE[kind],
+                    confidence=confidence,
                     tags=domains_of([body]) + stance_tags(body),
                     structured=sg.structured(mistake, fix, short(body, 300), sig, kind, mistake.get("tool", "")),
                 )
