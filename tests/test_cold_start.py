@@ -110,6 +110,18 @@ def _start(home: Path, **extra: str) -> dict:
     return status
 
 
+def _pre_tool(home: Path, session: str, command: str, budget_ms: int = 20000) -> subprocess.CompletedProcess:
+    """The stdlib hook client, run as an agent runs it, on one Bash call."""
+    payload = {"session_id": session, "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": command}}
+    return subprocess.run(
+        [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", str(budget_ms), "claude-code", "PreToolUse"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env_for(home),
+        timeout=60,
+    )
+
+
 def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loaded(twiceshy_home: Path) -> None:
     home = twiceshy_home
     seed = (
@@ -128,15 +140,7 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
         # which store answers *now* is a race (the hand-over to Chroma runs in the background)
         assert status["started_from"] == "warm cache", status
         assert status["heavy_at_ready"] == [], status  # no chromadb, litellm, mcp, rich, dashboard, httpx
-        out = subprocess.run(
-            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "10000", "claude-code", "PreToolUse"],
-            input=json.dumps(
-                {"session_id": "c1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
-            ).encode(),
-            capture_output=True,
-            env=env_for(home),
-            timeout=60,
-        )
+        out = _pre_tool(home, "c1", "rm -rf build", budget_ms=10000)
         assert b"make clean" in out.stdout, out
         # a lesson another process writes is found on the next search (the cache is stale by then)
         learn = subprocess.run(
@@ -146,20 +150,7 @@ def test_engine_answers_its_first_search_from_the_cache_with_nothing_heavy_loade
             timeout=120,
         )
         assert learn.returncode == 0, learn.stderr
-        out = subprocess.run(
-            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
-            input=json.dumps(
-                {
-                    "session_id": "c1",
-                    "cwd": "/tmp",
-                    "tool_name": "Bash",
-                    "tool_input": {"command": "helm upgrade --install web ./chart"},
-                }
-            ).encode(),
-            capture_output=True,
-            env=env_for(home),
-            timeout=60,
-        )
+        out = _pre_tool(home, "c1", "helm upgrade --install web ./chart")
         assert b"Pin the chart version" in out.stdout, out
     finally:
         engine_mod.stop(home, timeout=60)
@@ -180,15 +171,7 @@ def test_a_warning_counted_before_stop_leaves_the_cache_current_for_the_next_sta
     try:
         _start(home)
         assert wait_for(cache.exists, timeout=60)
-        out = subprocess.run(
-            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
-            input=json.dumps(
-                {"session_id": "h1", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
-            ).encode(),
-            capture_output=True,
-            env=env_for(home),
-            timeout=60,
-        )
+        out = _pre_tool(home, "h1", "rm -rf build")
         assert b"make clean" in out.stdout, out  # shown: one hit, pending in the engine's memory
         assert engine_mod.stop(home, timeout=60)
         assert wait_for(lambda: not serve_pids(home), timeout=30)
@@ -198,15 +181,7 @@ def test_a_warning_counted_before_stop_leaves_the_cache_current_for_the_next_sta
         # does not wait for the hand-over, and still brings the cache up to date.
         status = _start(home, TWICESHY_FAULT_PAUSE="engine.store_opened:1")
         assert status["started_from"] == "warm cache", status
-        out = subprocess.run(
-            [PY, "-I", "-S", CLIENT, "--home", str(home), "--budget-ms", "20000", "claude-code", "PreToolUse"],
-            input=json.dumps(
-                {"session_id": "h2", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
-            ).encode(),
-            capture_output=True,
-            env=env_for(home),
-            timeout=60,
-        )
+        out = _pre_tool(home, "h2", "rm -rf build")
         assert b"make clean" in out.stdout, out
         assert wait_for((home / "fault-engine.store_opened").exists, timeout=60)  # Chroma open, not handed over
         assert engine_mod.stop(home, timeout=60)

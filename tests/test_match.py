@@ -368,14 +368,16 @@ def test_the_fix_in_another_form_is_the_fix() -> None:
     assert not m.is_the_fix(added, dropped, m.call_parts("git pull origin main"))
 
 
+def fix_of(mistake: str, fix: str, call: str) -> bool:
+    """Whether ``call`` is the fix of a lesson learned from ``mistake`` -> ``fix``."""
+    added, dropped = m.call_parts(fix) - m.call_parts(mistake), m.call_parts(mistake) - m.call_parts(fix)
+    return m.is_the_fix(added, dropped, m.call_parts(call))
+
+
 def test_every_value_the_fix_set_in_the_environment_in_any_form_is_the_fix() -> None:
     """A variable's value given as an option (``--ds=`` for ``DJANGO_SETTINGS_MODULE=``): another
     correction. One of two values is not; a flag's value is never enough (it may be a word a
     switch took tentatively)."""
-
-    def fix_of(mistake: str, fix: str, call: str) -> bool:
-        added, dropped = m.call_parts(fix) - m.call_parts(mistake), m.call_parts(mistake) - m.call_parts(fix)
-        return m.is_the_fix(added, dropped, m.call_parts(call))
 
     django = ("uv run pytest tests/api -q", "DJANGO_SETTINGS_MODULE=app.settings.test uv run pytest tests/api -q")
     assert fix_of(*django, "uv run pytest --ds=app.settings.test tests/api")
@@ -390,10 +392,6 @@ def test_the_fix_given_another_way_is_the_fix() -> None:
     """A directory the fix pointed at, moved into first; a switch the fix turned off, in its
     negative form; a variable the fix set, written out by an earlier step. Another directory,
     the switch turned on, another value: the mistake again."""
-
-    def fix_of(mistake: str, fix: str, call: str) -> bool:
-        added, dropped = m.call_parts(fix) - m.call_parts(mistake), m.call_parts(mistake) - m.call_parts(fix)
-        return m.is_the_fix(added, dropped, m.call_parts(call))
 
     workspace = ("pnpm add zod", "pnpm --filter @acme/api add zod")
     assert fix_of(*workspace, "cd apps/api && pnpm add -E nanoid")
