@@ -873,8 +873,8 @@ def _given_another_way(added: set, unmet: set, have: set) -> bool:
             met.update((part, flag))  # NAME=value written out by a step of its own
         elif not part.startswith(("-", "env:", "cd:")) and _last_dir(part) and _last_dir(part) in moved_into:
             met.add(part)
-    met |= {p.lower() for p in met}
-    return all(p in met or p.lower() in met for p in unmet)
+    met |= {p.lower() for p in met}  # every part met, in either case
+    return all(p.lower() in met for p in unmet)
 
 
 def is_the_fix(added: set, dropped: set, parts: set) -> bool:
